@@ -1,0 +1,315 @@
+"""Message, ToolCall, ToolDef and Conversation: the data model every other module reads (SPEC §1).
+
+Invariant: values are frozen once built; unknown fields are kept (``extra="allow"``) so a round trip
+through the tool loses nothing, and the library never mutates a conversation it was given.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+Role = Literal["system", "user", "assistant", "tool"]
+ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
+
+#: A user message whose (left-stripped) text starts with one of these was written by the framework,
+#: not by a person (SPEC §2).
+INTERNAL_PREFIXES: tuple[str, ...] = (
+    "<system-reminder>",
+    "<memory_block_current>",
+    "<memory_block_dialogue>",
+    "<memory_block_round>",
+    "<memory_block_session>",
+    "<recovered_context>",
+    "[STATE_REINJECTION]",
+)
+
+#: Content-part types that carry an image; they are priced separately, never as text.
+IMAGE_PART_TYPES: frozenset[str] = frozenset({"image_url", "image", "input_image"})
+
+
+def _json_arguments(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+class ToolCall(BaseModel):
+    """An assistant's request to run a tool, held in openJiuwen's flat form (name and arguments at top level)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    id: str = Field(min_length=1, description="call id, matched by the tool message's tool_call_id")
+    type: str = "function"
+    name: str = Field(min_length=1)
+    arguments: str = Field(default="", description="JSON text, as the model produced it")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_openai_form(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        function = data.pop("function", None)
+        if isinstance(function, dict):
+            data.setdefault("name", function.get("name"))
+            data.setdefault("arguments", function.get("arguments"))
+        elif function is not None:
+            raise ValueError("tool call 'function' must be an object")
+        if "arguments" in data:
+            data["arguments"] = _json_arguments(data["arguments"])
+        if data.get("type") is None:
+            data["type"] = "function"
+        return data
+
+    def openai(self) -> dict[str, Any]:
+        """OpenAI nested form, as openJiuwen serialises and prices tool calls."""
+        return {"id": self.id, "type": self.type, "function": {"name": self.name, "arguments": self.arguments}}
+
+    def flat(self) -> dict[str, Any]:
+        """openJiuwen's flat ToolCall model dump (what its string-length counter prices)."""
+        extra = self.model_extra or {}
+        return {
+            "id": self.id,
+            "type": self.type,
+            "name": self.name,
+            "arguments": self.arguments,
+            "index": extra.get("index"),
+            "response_item_id": extra.get("response_item_id"),
+        }
+
+    def parsed_arguments(self) -> dict[str, Any]:
+        """The arguments as an object, or {} when they are not a JSON object."""
+        try:
+            value = json.loads(self.arguments) if self.arguments else {}
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+
+class Message(BaseModel):
+    """One chat message. ``content`` is a string or a list of parts; unknown fields are kept."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    role: Role
+    content: str | list[str | dict[str, Any]] = ""
+    tool_calls: list[ToolCall] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+    usage_metadata: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+
+    # Per-counter token counts; safe to cache because the message is frozen.
+    _tokens: dict[str, int] = PrivateAttr(default_factory=dict)
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _none_is_empty(cls, value: Any) -> Any:
+        return "" if value is None else value
+
+    @field_validator("tool_calls", mode="before")
+    @classmethod
+    def _empty_calls_are_none(cls, value: Any) -> Any:
+        return None if value == [] else value
+
+    @field_validator("usage_metadata")
+    @classmethod
+    def _usage_is_numeric(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        total = value.get("total_tokens")
+        if total is not None and (isinstance(total, bool) or not isinstance(total, int | float)):
+            raise ValueError(f"usage_metadata.total_tokens must be a number, got {type(total).__name__}")
+        return value
+
+    @model_validator(mode="after")
+    def _role_rules(self) -> Message:
+        if self.role == "tool" and not self.tool_call_id:
+            raise ValueError("a tool message needs a tool_call_id")
+        if self.tool_calls and self.role != "assistant":
+            raise ValueError(f"only assistant messages carry tool_calls, not {self.role}")
+        return self
+
+    # -- derived views -------------------------------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        """The text that is priced: string content, or the non-image parts joined by newlines."""
+        if isinstance(self.content, str):
+            return self.content
+        pieces: list[str] = []
+        for part in self.content:
+            if isinstance(part, str):
+                pieces.append(part)
+            elif part.get("type") == "text" and isinstance(part.get("text"), str):
+                pieces.append(part["text"])
+            elif part.get("type") in IMAGE_PART_TYPES:
+                continue
+            else:
+                pieces.append(json.dumps(part, ensure_ascii=False, separators=(",", ":")))
+        return "\n".join(pieces)
+
+    @property
+    def image_count(self) -> int:
+        if isinstance(self.content, str):
+            return 0
+        return sum(1 for part in self.content if isinstance(part, dict) and part.get("type") in IMAGE_PART_TYPES)
+
+    @property
+    def is_real_user(self) -> bool:
+        """A user message a person wrote, as opposed to a framework-injected one (SPEC §2)."""
+        if self.role != "user":
+            return False
+        if not isinstance(self.content, str):
+            return True
+        return not self.content.lstrip().startswith(INTERNAL_PREFIXES)
+
+    @property
+    def is_internal(self) -> bool:
+        return self.role == "user" and not self.is_real_user
+
+    @property
+    def call_ids(self) -> tuple[str, ...]:
+        return tuple(call.id for call in self.tool_calls or ())
+
+    @property
+    def reported_total_tokens(self) -> int | None:
+        """``usage_metadata.total_tokens`` when it is positive and not marked stale, else None (SPEC §6)."""
+        if self.role != "assistant" or not self.usage_metadata:
+            return None
+        total = self.usage_metadata.get("total_tokens")
+        if not isinstance(total, int | float) or isinstance(total, bool) or total <= 0:
+            return None
+        if (self.metadata or {}).get("context_usage_stale") is True:
+            return None
+        return int(total)
+
+    def preview(self, limit: int = 200) -> str:
+        return self.text[:limit]
+
+    # -- serialisation -------------------------------------------------------------------------
+
+    def to_openjiuwen(self) -> dict[str, Any]:
+        """openJiuwen's JSON shape: assistant tool calls in OpenAI nested form, unknown fields kept."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        for key in ("name", "tool_call_id", "usage_metadata", "metadata"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.tool_calls:
+            out["tool_calls"] = [call.openai() for call in self.tool_calls]
+        out.update(self.model_extra or {})
+        return out
+
+    def to_openai(self) -> dict[str, Any]:
+        """The Chat Completions request shape: only the fields an OpenAI-compatible server accepts."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            out["tool_calls"] = [call.openai() for call in self.tool_calls]
+        if self.role == "tool":
+            out["tool_call_id"] = self.tool_call_id
+        if self.name is not None and self.role in ("user", "assistant", "tool"):
+            out["name"] = self.name
+        return out
+
+
+class ToolDef(BaseModel):
+    """A function the agent may call, held flat: ``{name, description, parameters}``."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_openai_form(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("function"), dict):
+            inner = dict(data["function"])
+            return inner
+        if isinstance(data, dict) and "input_schema" in data and "parameters" not in data:
+            data = dict(data)
+            data["parameters"] = data.pop("input_schema")  # Anthropic's name for the same schema
+        return data
+
+    @field_validator("description", mode="before")
+    @classmethod
+    def _none_description(cls, value: Any) -> Any:
+        return "" if value is None else value
+
+    def pricing_json(self) -> str:
+        return json.dumps(
+            {"name": self.name, "description": self.description, "parameters": self.parameters},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+
+    def openai(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+class Conversation(BaseModel):
+    """System messages (never in a span), the context messages the spans index, and the tools."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    system: list[Message] = Field(default_factory=list)
+    messages: list[Message] = Field(default_factory=list)
+    tools: list[ToolDef] = Field(default_factory=list)
+    name: str = ""
+    source_format: str = "openjiuwen"
+
+    # Token profiles per counter name (see tokens.profile); safe because the value is frozen.
+    _profiles: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _system_only_in_system(self) -> Conversation:
+        for message in self.system:
+            if message.role != "system":
+                raise ValueError(f"system holds only system messages, found {message.role}")
+        return self
+
+    @classmethod
+    def from_messages(
+        cls,
+        messages: Iterable[Message | dict[str, Any]],
+        tools: Iterable[ToolDef | dict[str, Any]] = (),
+        *,
+        name: str = "",
+        source_format: str = "openjiuwen",
+    ) -> Conversation:
+        """Leading system messages become ``system``; everything after them is context."""
+        built = [m if isinstance(m, Message) else Message.model_validate(m) for m in messages]
+        cut = 0
+        while cut < len(built) and built[cut].role == "system":
+            cut += 1
+        return cls(
+            system=built[:cut],
+            messages=built[cut:],
+            tools=[t if isinstance(t, ToolDef) else ToolDef.model_validate(t) for t in tools],
+            name=name,
+            source_format=source_format,
+        )
+
+    def with_messages(self, messages: list[Message]) -> Conversation:
+        """A copy with other context messages (system, tools and name kept)."""
+        return Conversation(
+            system=self.system, messages=messages, tools=self.tools, name=self.name, source_format=self.source_format
+        )
+
+    def to_openjiuwen(self) -> dict[str, Any]:
+        """``{"messages": [...system, ...context], "tools": [...]}`` in openJiuwen's JSON shape."""
+        return {
+            "messages": [m.to_openjiuwen() for m in [*self.system, *self.messages]],
+            "tools": [t.model_dump() for t in self.tools],
+        }

