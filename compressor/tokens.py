@@ -10,8 +10,10 @@ import base64
 import gzip
 import hashlib
 import json
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -87,6 +89,12 @@ def load_encoding(name: str) -> tiktoken.Encoding:
     )
 
 
+def _token_cache(message: Message) -> dict[str, int]:
+    # Read the private cache directly: pydantic's __getattr__ path costs more than the lookup itself.
+    cache_: dict[str, int] = message.__pydantic_private__["_tokens"]  # type: ignore[index]
+    return cache_
+
+
 class TokenCounter(ABC):
     """Prices messages and tool definitions the way openJiuwen's counters do."""
 
@@ -102,15 +110,39 @@ class TokenCounter(ABC):
 
     def message_tokens(self, message: Message) -> int:
         """Tokens of one message without the list overhead; cached on the message."""
-        cached = message._tokens.get(self.name)
+        cache_ = _token_cache(message)
+        cached = cache_.get(self.name)
         if cached is not None:
             return cached
         tokens = self.tok(f"<|start|>{message.role}\n{message.text}<|end|>")
         if message.tool_calls:
             tokens += self.tok(self.tool_calls_json(message))
         tokens += IMAGE_PART_TOKENS * message.image_count
-        message._tokens[self.name] = tokens
+        cache_[self.name] = tokens
         return tokens
+
+    def tok_many(self, texts: Sequence[str]) -> list[int]:
+        """Tokens in each string; counters may do this in parallel."""
+        return [self.tok(text) for text in texts]
+
+    def message_tokens_many(self, messages: Sequence[Message]) -> list[int]:
+        """``message_tokens`` for many messages, tokenising the uncached ones in one batch."""
+        name = self.name
+        caches = [_token_cache(m) for m in messages]
+        pending = [m for m, c in zip(messages, caches, strict=True) if name not in c]
+        if pending:
+            texts: list[str] = []
+            for message in pending:
+                texts.append(f"<|start|>{message.role}\n{message.text}<|end|>")
+                if message.tool_calls:
+                    texts.append(self.tool_calls_json(message))
+            counts = iter(self.tok_many(texts))
+            for message in pending:
+                tokens = next(counts)
+                if message.tool_calls:
+                    tokens += next(counts)
+                _token_cache(message)[name] = tokens + IMAGE_PART_TOKENS * message.image_count
+        return [c[name] for c in caches]
 
     def count(self, messages: Sequence[Message]) -> int:
         """openJiuwen's ``count_messages``: 0 for none, else the sum plus one list overhead."""
@@ -137,6 +169,17 @@ class TiktokenCounter(TokenCounter):
 
     def tok(self, text: str) -> int:
         return len(self._encoding.encode(text, disallowed_special=()))
+
+    def tok_many(self, texts: Sequence[str]) -> list[int]:
+        # Identical to encode(..., disallowed_special=()) per text; tiktoken releases the GIL, so threads help.
+        workers = min(os.cpu_count() or 1, 4)
+        if len(texts) < 256 or workers < 2:
+            return [self.tok(text) for text in texts]
+        size = -(-len(texts) // workers)
+        chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            counted = pool.map(lambda chunk: [self.tok(text) for text in chunk], chunks)
+        return [n for chunk in counted for n in chunk]
 
     def tool_calls_json(self, message: Message) -> str:
         return json.dumps([call.openai() for call in message.tool_calls or ()], ensure_ascii=False)
@@ -219,10 +262,10 @@ def profile(conversation: Conversation, counter: str | TokenCounter = "cl100k_ba
     cached = conversation._profiles.get(counter.name)
     if isinstance(cached, TokenProfile):
         return cached
-    tokens = tuple(counter.message_tokens(m) for m in conversation.messages)
+    tokens = tuple(counter.message_tokens_many(conversation.messages))
     built = TokenProfile(
         counter=counter.name,
-        system_tokens=tuple(counter.message_tokens(m) for m in conversation.system),
+        system_tokens=tuple(counter.message_tokens_many(conversation.system)),
         tokens=tokens,
         cumulative=(0, *accumulate(tokens)),
         tools_tokens=counter.count_tools(conversation.tools),

@@ -1,0 +1,516 @@
+"""One compaction, as openJiuwen's CurrentRoundCompressor performs it (SPEC §10–11).
+
+Invariant: the input conversation is never mutated; a failed, empty or unprofitable compaction returns
+the original context, and only a successful one writes a dump (a dump failure never fails it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from .analysis import Analysis, analyze
+from .backends import Backend, make_backend
+from .backends.base import ModelReply
+from .config import CurrentRoundCompressorConfig
+from .dumps import DebugLog, LabExtension, build_dump_record, resolve_dump_dir, span_built_fields, write_dump
+from .errors import KIND_DESCRIPTIONS, BackendError, ErrorKind, classify_exception
+from .messages import Conversation, Message
+from .prompt import build_prompt, extract_summary, memory_message
+from .reinjection import Reinjection, build_reinjection
+from .retry import OVERFLOW_BUDGET_RATIOS, overflow_budget, retry_delay, should_retry, shrink_keep
+from .tokens import TokenCounter, get_counter
+from .trigger import REASON_TEXT, Decision
+
+PROCESSOR_TYPE = "CurrentRoundCompressor"
+DEFAULT_SESSION_ID = "default_session_id"
+
+Status = Literal["compacted", "skipped", "no_benefit", "failed"]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One request to the model."""
+
+    number: int
+    message_count: int
+    request_tokens: int
+    outcome: str  # "ok" or an ErrorKind value
+    error: str | None = None
+    delay_seconds: float | None = None
+    budget_ratio: float | None = None
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "message_count": self.message_count,
+            "request_tokens": self.request_tokens,
+            "outcome": self.outcome,
+            "error": self.error,
+            "delay_seconds": self.delay_seconds,
+            "budget_ratio": self.budget_ratio,
+            "seconds": round(self.seconds, 4),
+        }
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    status: Status
+    reason: str
+    analysis: Analysis = field(repr=False)
+    backend_label: str
+    span_counts: tuple[int, int, int]
+    messages: tuple[Message, ...] = field(repr=False)
+    conversation: Conversation = field(repr=False)
+    tokens_before: int
+    tokens_after: int
+    attempts: tuple[Attempt, ...] = ()
+    prompt: str = ""
+    request_messages: tuple[Message, ...] = field(default=(), repr=False)
+    raw_reply: str | None = None
+    summary: str | None = None
+    usage: dict[str, Any] | None = None
+    prefix_tokens: int = 0
+    memory_tokens: int = 0
+    reinjection_tokens: int = 0
+    tail_tokens: int = 0
+    reinjection: Reinjection | None = None
+    dump_path: str | None = None
+    dump_error: str | None = None
+    debug_records: tuple[dict[str, Any], ...] = ()
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def decision(self) -> Decision:
+        return self.analysis.decision
+
+    @property
+    def calls(self) -> int:
+        return len(self.attempts)
+
+    @property
+    def request_tokens(self) -> int:
+        return self.attempts[-1].request_tokens if self.attempts else 0
+
+    @property
+    def saved_tokens(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    @property
+    def reduction_ratio(self) -> float:
+        return round(self.saved_tokens / self.tokens_before, 4) if self.tokens_before else 0.0
+
+    @property
+    def status_text(self) -> str:
+        """One plain sentence saying what happened."""
+        if self.status == "compacted":
+            return (
+                f"Compacted {self.span_counts[1]} messages: {self.tokens_before:,} → {self.tokens_after:,} "
+                f"context tokens ({self.reduction_ratio:.1%} saved)."
+            )
+        if self.status == "skipped":
+            return f"Not compacted: {REASON_TEXT.get(self.reason, self.reason)}."
+        if self.status == "no_benefit":
+            return (
+                f"Compaction discarded: the result would hold {self.tokens_after:,} tokens, "
+                f"not fewer than the original {self.tokens_before:,}."
+            )
+        if self.reason == "empty_summary":
+            return "Compaction failed: the model's reply held no summary text; the context is unchanged."
+        kind_text = KIND_DESCRIPTIONS.get(ErrorKind(self.reason), self.reason) if self.reason in _KINDS else self.reason
+        return f"Compaction failed after {self.calls} call(s): {kind_text}; the context is unchanged."
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "status_text": self.status_text,
+            "backend": self.backend_label,
+            "decision": self.decision.to_dict(),
+            "span": {
+                "prefix": self.span_counts[0],
+                "compress": self.span_counts[1],
+                "tail": self.span_counts[2],
+            },
+            "attempts": [a.to_dict() for a in self.attempts],
+            "calls": self.calls,
+            "request_message_counts": [a.message_count for a in self.attempts],
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "saved_tokens": self.saved_tokens,
+            "reduction_ratio": self.reduction_ratio,
+            "prefix_tokens": self.prefix_tokens,
+            "memory_tokens": self.memory_tokens,
+            "reinjection_tokens": self.reinjection_tokens,
+            "tail_tokens": self.tail_tokens,
+            "reinjected_files": [f.path for f in self.reinjection.files] if self.reinjection else [],
+            "prompt": self.prompt,
+            "raw_reply": self.raw_reply,
+            "summary": self.summary,
+            "usage": self.usage,
+            "messages": [m.to_openjiuwen() for m in self.messages],
+            "dump_path": self.dump_path,
+            "dump_error": self.dump_error,
+            "debug_records": list(self.debug_records),
+            "error": self.error,
+            "seconds": round(self.seconds, 4),
+        }
+
+
+_KINDS = {kind.value for kind in ErrorKind}
+
+
+class _Failed(Exception):
+    def __init__(self, reason: str, message: str) -> None:
+        self.reason = reason
+        super().__init__(message)
+
+
+class CurrentRoundCompressor:
+    """Compacts the current round of a conversation into one memory block.
+
+    ``backend`` defaults to an OpenAI-compatible endpoint when the config or the environment names one,
+    else to the offline extractive backend. ``sleep`` is injectable so backoff can be observed in tests.
+    """
+
+    def __init__(
+        self,
+        config: CurrentRoundCompressorConfig | None = None,
+        backend: Backend | None = None,
+        *,
+        context_max: int | None = None,
+        model: str | None = None,
+        counter: str | TokenCounter = "cl100k_base",
+        dump_dir: str | None = None,
+        debug_dir: str | None = None,
+        session_id: str = DEFAULT_SESSION_ID,
+        context_id: str | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.config = config or CurrentRoundCompressorConfig()
+        if backend is None:
+            backend = make_backend(
+                None,
+                client_config=self.config.model_client,
+                request=self.config.model,
+            )
+        self.backend = backend
+        self.context_max = context_max
+        self.model = model
+        self.counter = get_counter(counter) if isinstance(counter, str) else counter
+        self.session_id = session_id
+        self.context_id = context_id
+        self._dump_dir_setting = dump_dir
+        self._debug_dir_setting = debug_dir
+        self._sleep = sleep
+
+    # -- public --------------------------------------------------------------------------------
+
+    def analyze(self, conversation: Conversation) -> Analysis:
+        return analyze(
+            conversation, self.config, context_max=self.context_max, model=self.model, counter=self.counter
+        )
+
+    async def compact(
+        self,
+        conversation: Conversation,
+        *,
+        force: bool = False,
+        preserve_instruction: str | None = None,
+    ) -> CompactionResult:
+        started = time.perf_counter()
+        context_id = self.context_id or conversation.name or "default_context_id"
+        dump_dir = self._dump_dir(context_id)
+        debug = _Debug(
+            DebugLog(self._debug_dir_setting or dump_dir, processor_type=PROCESSOR_TYPE,
+                     session_id=self.session_id, context_id=context_id, secrets=_secrets(self))
+            if (self._debug_dir_setting or dump_dir)
+            else None
+        )
+        analysis = self.analyze(conversation)
+        debug.record("threshold_check", phase="get_context_window", **analysis.decision.record())
+        run = _Run(self, conversation, analysis, debug, started)
+        if not analysis.span.has_compressible:
+            return run.unchanged("skipped", "no_compressible_span")
+        if not force and not analysis.decision.hit:
+            return run.unchanged("skipped", analysis.decision.reason)
+        debug.record("span_built", phase="get_context_window", **span_built_fields(conversation.messages, analysis.span))
+        try:
+            return await run.execute(build_prompt(preserve_instruction), dump_dir, context_id)
+        except _Failed as failure:
+            return run.unchanged("failed", failure.reason, error=str(failure))
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _dump_dir(self, context_id: str) -> str | None:
+        if self._dump_dir_setting:
+            return self._dump_dir_setting
+        if not self.config.enable_compression_dump:
+            return None
+        resolved = resolve_dump_dir(
+            self.config.compression_dump_dir, session_id=self.session_id, context_id=context_id
+        )
+        return str(resolved) if resolved else None
+
+
+class _Debug:
+    """Collects debug records for the result and appends them to the debug log when one is configured."""
+
+    def __init__(self, log: DebugLog | None) -> None:
+        self.log = log
+        self.records: list[dict[str, Any]] = []
+
+    def record(self, event: str, **fields: Any) -> None:
+        self.records.append({"event": event, **fields})
+        if self.log is not None:
+            self.log.record(event, **fields)
+
+    @property
+    def errors(self) -> list[str]:
+        return list(self.log.errors) if self.log is not None else []
+
+
+class _Run:
+    """The state of one compaction: the span as it shrinks, the attempts made, the outcome."""
+
+    def __init__(
+        self,
+        owner: CurrentRoundCompressor,
+        conversation: Conversation,
+        analysis: Analysis,
+        debug: _Debug,
+        started: float,
+    ) -> None:
+        self.owner = owner
+        self.counter = owner.counter
+        self.conversation = conversation
+        self.analysis = analysis
+        self.debug = debug
+        self.started = started
+        context = conversation.messages
+        self.context = context
+        self.prefix_end = analysis.span.prefix[1]
+        # The span may shrink on overflow: messages past compress_end move to the front of the tail.
+        self.compress_end = analysis.span.compress[1]
+        self.attempts: list[Attempt] = []
+        self.prompt = ""
+        self.request: tuple[Message, ...] = ()
+        self.tokens_before = self.counter.count(context)
+
+    @property
+    def span_counts(self) -> tuple[int, int, int]:
+        return (self.prefix_end, self.compress_end - self.prefix_end, len(self.context) - self.compress_end)
+
+    def unchanged(self, status: Status, reason: str, *, error: str | None = None,
+                  raw: str | None = None, summary: str | None = None, usage: dict[str, Any] | None = None,
+                  tokens_after: int | None = None) -> CompactionResult:
+        return CompactionResult(
+            status=status,
+            reason=reason,
+            analysis=self.analysis,
+            backend_label=self.owner.backend.label,
+            span_counts=self.span_counts,
+            messages=tuple(self.context),
+            conversation=self.conversation,
+            tokens_before=self.tokens_before,
+            tokens_after=self.tokens_before if tokens_after is None else tokens_after,
+            attempts=tuple(self.attempts),
+            prompt=self.prompt,
+            request_messages=self.request,
+            raw_reply=raw,
+            summary=summary,
+            usage=usage,
+            debug_records=tuple(self.debug.records),
+            error=error,
+            seconds=time.perf_counter() - self.started,
+        )
+
+    async def execute(self, prompt: str, dump_dir: str | None, context_id: str) -> CompactionResult:
+        self.prompt = prompt
+        prompt_message = Message(role="user", content=prompt)
+        reply = await self._call_with_retries(prompt_message)
+        raw = reply.content
+        summary = extract_summary(raw)
+        if not summary:
+            return self.unchanged("failed", "empty_summary", raw=raw, summary="", usage=reply.usage,
+                                  error="the reply held no summary text")
+        prefix = list(self.context[: self.prefix_end])
+        tail = list(self.context[self.compress_end :])
+        memory = memory_message(summary)
+        reinjection = build_reinjection(self.context, [*prefix, *tail])
+        extra = [reinjection.message] if reinjection is not None else []
+        new_context = [*prefix, memory, *extra, *tail]
+        tokens_after = self.counter.count(new_context)
+        if tokens_after >= self.tokens_before:
+            return self.unchanged("no_benefit", "no_benefit", raw=raw, summary=summary, usage=reply.usage,
+                                  tokens_after=tokens_after)
+        result = CompactionResult(
+            status="compacted",
+            reason=self.analysis.decision.reason,
+            analysis=self.analysis,
+            backend_label=self.owner.backend.label,
+            span_counts=self.span_counts,
+            messages=tuple(new_context),
+            conversation=self.conversation.with_messages(new_context),
+            tokens_before=self.tokens_before,
+            tokens_after=tokens_after,
+            attempts=tuple(self.attempts),
+            prompt=prompt,
+            request_messages=self.request,
+            raw_reply=raw,
+            summary=summary,
+            usage=reply.usage,
+            prefix_tokens=self.counter.count(prefix),
+            memory_tokens=self.counter.count([memory]),
+            reinjection_tokens=self.counter.count(extra),
+            tail_tokens=self.counter.count(tail),
+            reinjection=reinjection,
+            seconds=time.perf_counter() - self.started,
+        )
+        return self._dumped(result, dump_dir, context_id)
+
+    def _dumped(self, result: CompactionResult, dump_dir: str | None, context_id: str) -> CompactionResult:
+        if dump_dir is None:
+            return replace(result, debug_records=tuple(self.debug.records))
+        record = build_dump_record(
+            processor_type=PROCESSOR_TYPE,
+            session_id=self.owner.session_id,
+            context_id=context_id,
+            context_max=self.analysis.context_max,
+            tokens_before=result.tokens_before,
+            target_tokens=self.counter.count(self.context[self.prefix_end : self.compress_end]),
+            span_counts=result.span_counts,
+            prompt=result.prompt,
+            system_messages_count=len(self.conversation.system),
+            tools=self.conversation.tools,
+            messages_sent_to_model=result.request_messages,
+            raw_content=result.raw_reply or "",
+            extracted_summary=result.summary or "",
+            usage=result.usage,
+            context_after=result.messages,
+            tokens_after=result.tokens_after,
+            extension=LabExtension(
+                backend=result.backend_label,
+                counter=self.counter.name,
+                original_messages=self.context,
+                attempts=len(result.attempts),
+                calls=[a.to_dict() for a in result.attempts],
+                timings={"total_seconds": result.seconds, "model_seconds": sum(a.seconds for a in result.attempts)},
+                reinjection=result.reinjection,
+            ),
+        )
+        secrets = _secrets(self.owner)
+        try:
+            path = write_dump(dump_dir, record, secrets=secrets)
+        except (OSError, ValueError) as error:
+            return replace(result, dump_error=f"dump not written: {error}", debug_records=tuple(self.debug.records))
+        log_errors = self.debug.errors
+        return replace(
+            result,
+            dump_path=str(path),
+            dump_error="; ".join(log_errors) if log_errors else None,
+            debug_records=tuple(self.debug.records),
+        )
+
+    def _request_messages(self, prompt_message: Message) -> tuple[Message, ...]:
+        return (*self.conversation.system, *self.context[: self.compress_end], prompt_message)
+
+    async def _call_with_retries(self, prompt_message: Message) -> ModelReply:
+        overflows = 0
+        transient_retries = 0
+        tools = self.conversation.tools
+        while True:
+            self.request = self._request_messages(prompt_message)
+            request_tokens = self.counter.count(self.request) + self.counter.count_tools(tools)
+            began = time.perf_counter()
+            try:
+                reply = await self.owner.backend.complete(self.request, tools)
+            except Exception as error:  # every failure is classified; none escapes the compactor
+                kind = classify_exception(error)
+                message = str(error) or type(error).__name__
+                self.attempts.append(
+                    Attempt(len(self.attempts) + 1, len(self.request), request_tokens, kind.value, message,
+                            seconds=time.perf_counter() - began)
+                )
+                if kind is ErrorKind.CONTEXT_OVERFLOW:
+                    overflows += 1
+                    self._shrink_or_fail(overflows, message, prompt_message)
+                    continue
+                if should_retry(kind, transient_retries):
+                    transient_retries += 1
+                    retry_after = error.retry_after if isinstance(error, BackendError) else None
+                    delay = retry_delay(transient_retries, retry_after)
+                    self.debug.record(
+                        "compression_retry",
+                        attempt=transient_retries,
+                        error_type=f"transient:{kind.value}",
+                        error_message=message[:500],
+                        retried=True,
+                        reason="transient_backoff",
+                        delay_seconds=delay,
+                    )
+                    self.attempts[-1] = _with_delay(self.attempts[-1], delay)
+                    await self.owner._sleep(delay)
+                    continue
+                raise _Failed(kind.value, message) from error
+            self.attempts.append(
+                Attempt(len(self.attempts) + 1, len(self.request), request_tokens, "ok",
+                        seconds=time.perf_counter() - began)
+            )
+            return reply
+
+    def _shrink_or_fail(self, overflows: int, message: str, prompt_message: Message) -> None:
+        if overflows > len(OVERFLOW_BUDGET_RATIOS):
+            self._overflow_give_up(overflows, message, "retry_budget_exhausted")
+        ratio = OVERFLOW_BUDGET_RATIOS[overflows - 1]
+        context_max = self.analysis.context_max
+        fixed = self.counter.count(
+            [*self.conversation.system, *self.context[: self.prefix_end], prompt_message]
+        ) + self.counter.count_tools(self.conversation.tools)
+        compress = self.context[self.prefix_end : self.compress_end]
+        costs = [self.counter.count([m]) for m in compress]
+        shrink = shrink_keep(costs, overflow_budget(context_max, ratio), fixed)
+        if shrink.keep <= 0:
+            self._overflow_give_up(overflows, message, "no_smaller_span")
+        self.compress_end = self.prefix_end + shrink.keep
+        self.debug.record(
+            "compression_retry",
+            attempt=overflows,
+            error_type="context_overflow",
+            error_message=message[:500],
+            retried=True,
+            reason="budget_ratio_shrink",
+            budget_ratio=ratio,
+        )
+        self.attempts[-1] = _with_ratio(self.attempts[-1], ratio)
+
+    def _overflow_give_up(self, overflows: int, message: str, reason: str) -> None:
+        self.debug.record(
+            "compression_retry",
+            attempt=overflows,
+            error_type="context_overflow",
+            error_message=message[:500],
+            retried=False,
+            reason=reason,
+        )
+        raise _Failed(ErrorKind.CONTEXT_OVERFLOW.value, f"{message} ({reason})")
+
+
+def _with_delay(attempt: Attempt, delay: float) -> Attempt:
+    return replace(attempt, delay_seconds=delay)
+
+
+def _with_ratio(attempt: Attempt, ratio: float) -> Attempt:
+    return replace(attempt, budget_ratio=ratio)
+
+
+def _secrets(owner: CurrentRoundCompressor) -> Sequence[str]:
+    client = owner.config.model_client
+    key = client.api_key.get_secret_value() if client is not None else ""
+    backend_key = getattr(owner.backend, "secret", None)
+    return [s for s in (key, backend_key) if isinstance(s, str) and s]

@@ -1,0 +1,197 @@
+"""Listing a directory of dumps: one summary row per readable dump, one ``{path, error}`` per broken file.
+
+Invariant: indexing never raises because of a file; a warm re-index of unchanged files parses none of them
+again (entries are cached by path, mtime and size), and no message object is built for a row.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .debuglog import debug_log_name, read_debug_log
+from .dumpreader import DumpSummary, extension_retries, load_dump_file, summarise
+from .errors import DumpFormatError
+
+_StatKey = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class DumpIndex:
+    """Rows sorted by timestamp (then path), and the files that could not be read."""
+
+    directory: str
+    dumps: list[dict[str, Any]] = field(default_factory=list)
+    broken: list[dict[str, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dumps": [dict(row) for row in self.dumps], "broken": [dict(item) for item in self.broken]}
+
+
+@dataclass(frozen=True)
+class _Entry:
+    summary: DumpSummary | None  # retries from our extension only; the debug log is applied per index run
+    error: str | None
+
+
+class _LogIndex:
+    """Timestamps of ``threshold_check`` and ``compression_retry`` records per (session_id, context_id)."""
+
+    def __init__(self, records: Sequence[Mapping[str, Any]]) -> None:
+        self._starts: dict[tuple[str, str], list[float]] = {}
+        self._retries: dict[tuple[str, str], list[float]] = {}
+        for record in records:
+            stamp, event = record.get("timestamp"), record.get("event")
+            if not isinstance(stamp, int | float) or isinstance(stamp, bool):
+                continue
+            key = (str(record.get("session_id")), str(record.get("context_id")))
+            if event == "threshold_check":
+                self._starts.setdefault(key, []).append(float(stamp))
+            elif event == "compression_retry":
+                self._retries.setdefault(key, []).append(float(stamp))
+        for series in (*self._starts.values(), *self._retries.values()):
+            series.sort()
+
+    def retries(self, session_id: str, context_id: str, until: float) -> int:
+        """Retry records between the latest threshold_check at or before ``until`` and ``until`` (inclusive)."""
+        key = (session_id, context_id)
+        starts = self._starts.get(key, [])
+        position = bisect.bisect_right(starts, until)
+        if position == 0:
+            return 0
+        since = starts[position - 1]
+        retries = self._retries.get(key, [])
+        return bisect.bisect_right(retries, until) - bisect.bisect_left(retries, since)
+
+
+class DumpIndexCache:
+    """Parsed entries keyed by (path, mtime_ns, size), bounded; safe to share between threads."""
+
+    def __init__(self, max_entries: int = 20_000, max_logs: int = 256) -> None:
+        self.max_entries = max_entries
+        self.max_logs = max_logs
+        self._entries: OrderedDict[_StatKey, _Entry] = OrderedDict()
+        self._logs: OrderedDict[_StatKey, _LogIndex] = OrderedDict()
+        self._lock = threading.Lock()
+        self.files_read = 0  # dump files parsed since creation: a warm re-index leaves it unchanged
+        self.logs_read = 0
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._logs.clear()
+
+    def entry(self, path: Path, stat: os.stat_result) -> _Entry:
+        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        with self._lock:
+            cached = self._entries.get(key)
+            if cached is not None:
+                self._entries.move_to_end(key)
+                return cached
+        try:
+            model = load_dump_file(path)
+            built = _Entry(summarise(path, model, extension_retries(model)), None)
+        except DumpFormatError as exc:
+            built = _Entry(None, exc.problem)
+        with self._lock:
+            self.files_read += 1
+            self._entries[key] = built
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return built
+
+    def log(self, path: Path) -> _LogIndex | None:
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        with self._lock:
+            cached = self._logs.get(key)
+            if cached is not None:
+                self._logs.move_to_end(key)
+                return cached
+        built = _LogIndex(read_debug_log(path))
+        with self._lock:
+            self.logs_read += 1
+            self._logs[key] = built
+            while len(self._logs) > self.max_logs:
+                self._logs.popitem(last=False)
+        return built
+
+
+DEFAULT_CACHE = DumpIndexCache()
+
+
+def index_dumps(
+    directory: str | os.PathLike[str], *, recursive: bool = True, cache: DumpIndexCache | None = None
+) -> DumpIndex:
+    """Summary rows of every ``*.json`` dump under ``directory`` and the broken files; never raises for a file.
+
+    Debug logs (``*.jsonl``), temp files and hidden files are skipped. A path to one file indexes that file.
+    """
+    cache = DEFAULT_CACHE if cache is None else cache
+    root = Path(directory)
+    rows: list[DumpSummary] = []
+    broken: list[dict[str, str]] = []
+    logs: dict[tuple[Path, str], _LogIndex | None] = {}
+    for path, stat, problem in _dump_files(root, recursive):
+        if stat is None:
+            broken.append({"path": str(path), "error": problem})
+            continue
+        entry = cache.entry(path, stat)
+        if entry.summary is None:
+            broken.append({"path": str(path), "error": entry.error or "unreadable"})
+            continue
+        summary = entry.summary
+        if summary.retries is None:
+            log_key = (path.parent, summary.processor_type)
+            if log_key not in logs:
+                logs[log_key] = cache.log(path.parent / debug_log_name(summary.processor_type))
+            log = logs[log_key]
+            if log is not None:
+                summary = replace(
+                    summary, retries=log.retries(summary.session_id, summary.context_id, summary.timestamp)
+                )
+        rows.append(summary)
+    rows.sort(key=lambda row: (row.timestamp, row.path))
+    broken.sort(key=lambda item: item["path"])
+    return DumpIndex(directory=str(root), dumps=[row.to_dict() for row in rows], broken=broken)
+
+
+def _dump_files(root: Path, recursive: bool) -> Iterator[tuple[Path, os.stat_result | None, str]]:
+    """(path, stat, "") for candidate dump files, or (path, None, problem) for what cannot be listed."""
+    if root.is_file():
+        try:
+            yield root, root.stat(), ""
+        except OSError as exc:
+            yield root, None, f"cannot read the file: {exc.strerror or exc}"
+        return
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError as exc:
+            yield folder, None, f"cannot list the directory: {exc.strerror or exc}"
+            continue
+        for item in entries:
+            if item.name.startswith("."):  # our temp files and other hidden files
+                continue
+            try:
+                if item.is_dir(follow_symlinks=False):
+                    if recursive:
+                        pending.append(Path(item.path))
+                    continue
+                if not item.name.endswith(".json"):
+                    continue
+                yield Path(item.path), item.stat(), ""
+            except OSError as exc:
+                yield Path(item.path), None, f"cannot read the file: {exc.strerror or exc}"

@@ -1,0 +1,127 @@
+"""Build Message, ToolDef and Conversation values from JSON data, with errors that name the field.
+
+Invariant: every function here either returns a validated value or raises a FormatProblem whose
+location points at the offending field; a pydantic ValidationError never escapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from pydantic import ValidationError
+
+from compressor.formats.problems import (
+    ROLE_CHOICES,
+    FormatProblem,
+    Loc,
+    expect_dict,
+    expect_list,
+    problem_from_validation,
+    short,
+    type_name,
+)
+from compressor.messages import ROLES, Conversation, Message, ToolDef
+
+#: Roles other chat formats use for the same thing as one of ours.
+ROLE_ALIASES: dict[str, str] = {"developer": "system"}
+
+
+def indexed(items: list[Any], base: Loc) -> Iterator[tuple[Loc, Any]]:
+    """Each item with its location ``base[i]``."""
+    for index, item in enumerate(items):
+        yield base.key(index), item
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def check_usage(usage: Any, loc: Loc) -> dict[str, Any]:
+    """A usage object whose token counts are numbers (or null)."""
+    usage = expect_dict(usage, loc, "a usage object")
+    for key, value in usage.items():
+        if key.endswith("tokens") and value is not None and not is_number(value):
+            raise FormatProblem(loc.key(key), f"must be a number, got {type_name(value)} {short(value)}")
+    return usage
+
+
+def _check_content(content: Any, loc: Loc) -> None:
+    if content is None or isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        raise FormatProblem(loc, f"must be a string or a list of parts, got {type_name(content)}")
+    for index, part in enumerate(content):
+        if not isinstance(part, str | dict):
+            raise FormatProblem(
+                loc.key(index), f"a content part must be a string or an object, got {type_name(part)}"
+            )
+
+
+def _check_tool_calls(calls: Any, loc: Loc) -> None:
+    if calls is None:
+        return
+    for call_loc, call in indexed(expect_list(calls, loc, "tool calls"), loc):
+        call = expect_dict(call, call_loc, "a tool call")
+        function = call.get("function")
+        fields = function if isinstance(function, dict) and "name" not in call else call
+        for key, holder in (("id", call), ("name", fields)):
+            value = holder.get(key)
+            if value is None or value == "":
+                raise FormatProblem(call_loc, f"missing {key}")
+            if not isinstance(value, str):
+                raise FormatProblem(
+                    call_loc.key(key), f"must be a string, got {type_name(value)} {short(value)}"
+                )
+
+
+def build_message(data: Any, loc: Loc) -> Message:
+    """One message from a JSON object in openJiuwen or OpenAI form (unknown fields kept)."""
+    data = expect_dict(data, loc, "a message")
+    if "role" not in data:
+        raise FormatProblem(loc, "missing role")
+    role = data["role"]
+    if isinstance(role, str) and role in ROLE_ALIASES:
+        data = {**data, "role": ROLE_ALIASES[role]}
+    elif not isinstance(role, str) or role not in ROLES:
+        raise FormatProblem(loc.key("role"), f"unknown role {short(role)} (expected {ROLE_CHOICES})")
+    _check_content(data.get("content"), loc.key("content"))
+    _check_tool_calls(data.get("tool_calls"), loc.key("tool_calls"))
+    if data.get("usage_metadata") is not None:
+        check_usage(data["usage_metadata"], loc.key("usage_metadata"))
+    if data["role"] == "tool" and data.get("tool_call_id") in (None, ""):
+        raise FormatProblem(loc, "tool message without tool_call_id")
+    try:
+        return Message.model_validate(data)
+    except ValidationError as error:
+        raise problem_from_validation(error, loc) from None
+
+
+def build_messages(located: Iterable[tuple[Loc, Any]]) -> list[Message]:
+    return [build_message(data, loc) for loc, data in located]
+
+
+def build_tools(value: Any, loc: Loc) -> list[ToolDef]:
+    """Tool definitions in OpenAI (``{"type": "function", "function": {...}}``) or flat form."""
+    if value is None:
+        return []
+    tools: list[ToolDef] = []
+    for tool_loc, item in indexed(expect_list(value, loc, "tool definitions"), loc):
+        expect_dict(item, tool_loc, "a tool definition")
+        try:
+            tools.append(ToolDef.model_validate(item))
+        except ValidationError as error:
+            raise problem_from_validation(error, tool_loc) from None
+    return tools
+
+
+def build_conversation(
+    messages: list[Message], tools: list[ToolDef], *, name: str, source_format: str, loc: Loc | None = None
+) -> Conversation:
+    """Leading system messages become ``system``; the rest are the context messages."""
+    if not messages:
+        raise FormatProblem(loc or Loc(), "holds no messages")
+    try:
+        return Conversation.from_messages(messages, tools, name=name, source_format=source_format)
+    except ValidationError as error:
+        raise problem_from_validation(error, loc or Loc()) from None

@@ -1,0 +1,78 @@
+"""Chat message lists: openJiuwen, OpenAI and Anthropic arrays, their ``{"messages", "tools"}`` objects, JSONL.
+
+Invariant: a message list becomes one Conversation whose leading system messages are ``system``;
+the format name only labels the input, every list goes through the same tolerant conversion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from compressor.formats import anthropic
+from compressor.formats.building import build_conversation, build_message, build_tools, indexed
+from compressor.formats.problems import Loc, expect_dict, expect_list
+from compressor.messages import Conversation, Message
+
+#: Keys only openJiuwen's own message models write.
+_OPENJIUWEN_KEYS = frozenset({"usage_metadata", "metadata"})
+
+
+def _is_flat_call(call: Any) -> bool:
+    return isinstance(call, dict) and "name" in call and "function" not in call
+
+
+def message_format(items: Iterable[Any], obj: dict[str, Any] | None = None) -> str:
+    """``anthropic``, ``openjiuwen`` (flat tool calls or openJiuwen-only fields) or ``openai``."""
+    messages = [item for item in items if isinstance(item, dict)]
+    if obj is not None and obj.get("system") not in (None, "", []):
+        return "anthropic"
+    if any(anthropic.has_blocks(message) for message in messages):
+        return "anthropic"
+    for message in messages:
+        calls = message.get("tool_calls")
+        if _OPENJIUWEN_KEYS & message.keys() or (isinstance(calls, list) and any(map(_is_flat_call, calls))):
+            return "openjiuwen"
+    return "openai"
+
+
+def convert_messages(located: Iterable[tuple[Loc, Any]], *, anthropic_blocks: bool) -> list[Message]:
+    """Messages in order; Anthropic content blocks are unfolded when the list uses them."""
+    out: list[Message] = []
+    for loc, item in located:
+        data = expect_dict(item, loc, "a message")
+        if anthropic_blocks:
+            out.extend(anthropic.convert_message(data, loc))
+        else:
+            out.append(build_message(data, loc))
+    return out
+
+
+def from_list(items: list[Any], base: Loc, *, name: str, source_format: str | None = None) -> Conversation:
+    """A bare array of messages."""
+    detected = message_format(items)
+    messages = convert_messages(indexed(items, base), anthropic_blocks=detected == "anthropic")
+    return build_conversation(messages, [], name=name, source_format=source_format or detected, loc=base)
+
+
+def from_object(
+    obj: dict[str, Any], base: Loc, *, name: str, source_format: str | None = None
+) -> Conversation:
+    """``{"messages": [...], "tools": [...]}``, optionally with an Anthropic top-level ``system``."""
+    messages_loc = base.key("messages")
+    items = expect_list(obj.get("messages"), messages_loc, "messages")
+    detected = message_format(items, obj)
+    system = anthropic.system_messages(obj.get("system"), base.key("system"))
+    messages = convert_messages(indexed(items, messages_loc), anthropic_blocks=detected == "anthropic")
+    tools = build_tools(obj.get("tools"), base.key("tools"))
+    return build_conversation(
+        [*system, *messages], tools, name=name, source_format=source_format or detected, loc=base
+    )
+
+
+def from_lines(lines: Iterable[tuple[int, Any]], *, name: str) -> Conversation:
+    """A JSONL file with one message per line; errors name the line."""
+    located = [(Loc(line=number), value) for number, value in lines]
+    detected = message_format(value for _, value in located)
+    messages = convert_messages(located, anthropic_blocks=detected == "anthropic")
+    return build_conversation(messages, [], name=name, source_format="jsonl")

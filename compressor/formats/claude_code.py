@@ -1,0 +1,112 @@
+"""Claude Code session logs (``~/.claude/projects/*/*.jsonl``): one line per content block, merged per reply.
+
+Invariant: the lines of one API reply (same ``message.id``) become ONE assistant message, placed where its
+first line was; meta, sidechain and non-message lines are skipped; tool results become ``tool`` messages.
+
+Usage is repeated on every line of a reply; the last line's usage is kept (see ``anthropic.usage_metadata``
+for how it maps to ``usage_metadata``). Per-line bookkeeping (cwd, version, toolUseResult …) is dropped,
+except ``uuid`` and ``timestamp`` of the reply's first line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from compressor.formats import anthropic
+from compressor.formats.building import build_conversation
+from compressor.formats.problems import FormatProblem, Loc, expect_dict, type_name
+from compressor.messages import Conversation, Message
+
+#: Line types that carry a message sent to (or received from) the model.
+MESSAGE_LINE_TYPES = ("user", "assistant")  # a tuple: input values may be unhashable
+#: Flags marking lines Claude Code keeps for itself, not part of the main conversation.
+SKIP_FLAGS = ("isMeta", "isSidechain")
+#: Line fields worth keeping on the message they produce.
+LINE_EXTRAS = ("uuid", "timestamp", "isCompactSummary")
+#: API message fields that are not content (kept as extras, from a reply's last line).
+_NOT_EXTRA = frozenset({"role", "content", "usage", "type"})
+
+
+def looks_like_session(values: Iterable[Any]) -> bool:
+    """Whether parsed lines look like a Claude Code session (``type`` + nested ``message``)."""
+    return any(
+        isinstance(value, dict)
+        and value.get("type") in MESSAGE_LINE_TYPES
+        and isinstance(value.get("message"), dict)
+        for value in values
+    )
+
+
+@dataclass
+class _Reply:
+    """The lines of one assistant reply, gathered before they become one message."""
+
+    loc: Loc
+    extras: dict[str, Any]
+    blocks: list[Any] = field(default_factory=list)
+    usage: dict[str, Any] | None = None
+
+
+def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation:
+    """One Conversation from a session's lines (each with its location, for error messages)."""
+    entries: list[Message | _Reply] = []
+    replies: dict[str, _Reply] = {}
+    seen: set[str] = set()
+    for loc, value in located:
+        line = expect_dict(value, loc, "a session line")
+        if line.get("type") not in MESSAGE_LINE_TYPES or any(line.get(flag) is True for flag in SKIP_FLAGS):
+            continue
+        uuid = line.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in seen:  # a resumed session may log the same line twice
+                continue
+            seen.add(uuid)
+        message_loc = loc.key("message")
+        message = expect_dict(line.get("message"), message_loc, "a message")
+        extras = {key: line[key] for key in LINE_EXTRAS if key in line}
+        if line["type"] == "user":
+            data = {**extras, **message, "role": "user"}
+            entries.extend(anthropic.convert_message(data, message_loc))
+            continue
+        reply_id = message.get("id")
+        reply = replies.get(reply_id) if isinstance(reply_id, str) else None
+        if reply is None:
+            reply = _Reply(loc=message_loc, extras=extras)
+            entries.append(reply)
+            if isinstance(reply_id, str):
+                replies[reply_id] = reply
+        _add_line(reply, message, message_loc)
+    messages = [entry if isinstance(entry, Message) else _finish(entry) for entry in entries]
+    return build_conversation(messages, [], name=name, source_format="claude-code")
+
+
+def _add_line(reply: _Reply, message: dict[str, Any], loc: Loc) -> None:
+    content = message.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}] if content else []
+    elif content is None:
+        content = []
+    elif not isinstance(content, list):
+        raise FormatProblem(
+            loc.key("content"), f"must be a string or a list of blocks, got {type_name(content)}"
+        )
+    for index, block in enumerate(content):
+        # Check blocks here, so an error names the line they came from rather than the merged reply.
+        if isinstance(block, dict) and block.get("type") == "tool_use":
+            anthropic.tool_call(block, loc.key("content").key(index))
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            raise FormatProblem(loc.key("content").key(index), "a tool_result block belongs in a user line")
+    reply.blocks.extend(content)
+    if message.get("usage") is not None:
+        reply.usage = anthropic.usage_metadata(message["usage"], loc.key("usage"))
+    reply.extras.update({key: value for key, value in message.items() if key not in _NOT_EXTRA})
+
+
+def _finish(reply: _Reply) -> Message:
+    data: dict[str, Any] = {**reply.extras, "role": "assistant", "content": reply.blocks}
+    if reply.usage is not None:
+        data["usage_metadata"] = reply.usage
+    (message,) = anthropic.convert_message(data, reply.loc)
+    return message

@@ -1,0 +1,216 @@
+"""Turn a source (path, JSON or JSONL text, bytes, list or dict) into parsed JSON values, read-only.
+
+Invariant: input files are opened for reading only, files over MAX_FILE_BYTES are refused from their
+size before any byte is read, and nesting is bounded so no later step can hit a RecursionError.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from compressor.errors import ConversationFormatError
+from compressor.formats.problems import FormatProblem, Loc
+
+#: Larger files are refused without being read (the dashboard and CLI hold a conversation in memory).
+MAX_FILE_BYTES = 200 * 1024 * 1024
+#: Deepest nesting of lists/objects we accept; real transcripts stay far below it.
+MAX_DEPTH = 100
+
+_JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
+_MB = 1024 * 1024
+
+Source = str | os.PathLike[str] | bytes | list[Any] | dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Document:
+    """What a source holds once parsed: one JSON value, or the values of a JSONL file's lines."""
+
+    label: str
+    stem: str
+    value: Any = None
+    lines: tuple[tuple[int, Any], ...] | None = None
+
+
+def read_source(source: Source, name: str | None = None) -> Document:
+    """Parse a source; problems are raised as ConversationFormatError naming the source."""
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
+        path = Path(source)
+        label = name or str(source)
+        data = _read_file(path, label)
+        return _parse_bytes(data, label, _stem(name) if name else path.stem, _is_jsonl(name or path.name))
+    if isinstance(source, bytes | bytearray | memoryview):
+        label = name or "<bytes>"
+        data = bytes(source)
+        _check_size(len(data), label)
+        return _parse_bytes(data, label, _stem(name), _is_jsonl(name))
+    if isinstance(source, str):
+        label = name or "<text>"
+        _check_size(len(source), label)
+        return _parse_text(source, label, _stem(name), _is_jsonl(name))
+    label = name or "<value>"
+    if isinstance(source, list | dict):
+        _guard(lambda: check_depth(source, Loc()), label)
+        return Document(label=label, stem=_stem(name), value=source)
+    raise ConversationFormatError(
+        label, f"cannot read a conversation from a value of type {type(source).__name__}"
+    )
+
+
+def _looks_like_path(text: str) -> bool:
+    stripped = text.lstrip("\ufeff \t\r\n")
+    return bool(stripped) and stripped[0] not in "[{" and "\n" not in text
+
+
+def _stem(name: str | None) -> str:
+    return Path(name).stem if name else "conversation"
+
+
+def _is_jsonl(name: str | None) -> bool:
+    return bool(name) and Path(str(name)).suffix.lower() in _JSONL_SUFFIXES
+
+
+def _check_size(size: int, label: str) -> None:
+    if size > MAX_FILE_BYTES:
+        raise ConversationFormatError(
+            label,
+            f"is {size / _MB:.1f} MB, over the {MAX_FILE_BYTES // _MB} MB limit; refusing to read it",
+        )
+
+
+def _read_file(path: Path, label: str) -> bytes:
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise ConversationFormatError(label, "no such file") from None
+    except OSError as error:
+        raise ConversationFormatError(label, f"cannot read the file ({error.strerror or error})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ConversationFormatError(label, "is a directory, not a conversation file")
+    _check_size(info.st_size, label)
+    try:
+        with open(path, "rb") as handle:
+            # Read one byte past the limit: files that grow, or report no size, are still bounded.
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise ConversationFormatError(label, f"cannot read the file ({error.strerror or error})") from None
+    _check_size(len(data), label)
+    return data
+
+
+def _parse_bytes(data: bytes, label: str, stem: str, jsonl: bool) -> Document:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        bad = data[error.start : error.start + 1].hex()
+        raise ConversationFormatError(label, f"line {line}: not UTF-8 text (byte 0x{bad})") from None
+    return _parse_text(text, label, stem, jsonl)
+
+
+def _parse_text(text: str, label: str, stem: str, jsonl: bool) -> Document:
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise ConversationFormatError(label, "is empty")
+    if not jsonl:
+        try:
+            value = json.loads(text)
+        except RecursionError:
+            raise ConversationFormatError(label, f"nested deeper than {MAX_DEPTH} levels") from None
+        except json.JSONDecodeError as error:
+            if not (error.msg == "Extra data" and _first_line_is_json(text)):
+                raise ConversationFormatError(label, _json_problem(error, text)) from None
+        else:
+            _guard(lambda: check_depth(value, Loc()), label)
+            return Document(label=label, stem=stem, value=value)
+    try:
+        lines = _parse_lines(text)
+    except FormatProblem as problem:
+        if jsonl and problem.loc.line == _first_line_number(text) and _is_one_document(text):
+            # A ".jsonl" name on one pretty-printed JSON document: read it as the document it is.
+            return _parse_text(text, label, stem, jsonl=False)
+        raise ConversationFormatError(label, str(problem)) from None
+    return Document(label=label, stem=stem, lines=tuple(lines))
+
+
+def _is_one_document(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _first_line_number(text: str) -> int:
+    return next((number for number, line in enumerate(text.split("\n"), start=1) if line.strip()), 1)
+
+
+def _first_line_is_json(text: str) -> bool:
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    try:
+        json.loads(first)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _json_problem(error: json.JSONDecodeError, text: str) -> str:
+    if error.pos >= len(text.rstrip()):
+        return f"not valid JSON: the text ends early at line {error.lineno} (truncated?)"
+    if error.msg.startswith("Unterminated string"):
+        where = f"line {error.lineno} column {error.colno}"
+        return f"not valid JSON: the text ends inside a string that starts at {where} (truncated?)"
+    return f"not valid JSON at line {error.lineno} column {error.colno} ({error.msg})"
+
+
+def _parse_lines(text: str) -> list[tuple[int, Any]]:
+    # Split on "\n" only: JSON strings may hold other line-separator characters unescaped.
+    values: list[tuple[int, Any]] = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            continue
+        loc = Loc(line=number)
+        try:
+            value = json.loads(raw)
+        except RecursionError:
+            raise FormatProblem(loc, f"nested deeper than {MAX_DEPTH} levels") from None
+        except json.JSONDecodeError as error:
+            raise FormatProblem(loc, f"not valid JSON ({error.msg} at column {error.colno})") from None
+        check_depth(value, loc)
+        values.append((number, value))
+    return values
+
+
+def check_depth(value: Any, loc: Loc, limit: int = MAX_DEPTH) -> None:
+    """Raise when lists/objects nest deeper than ``limit`` (iteratively, so cycles end too)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            raise FormatProblem(loc, f"nested deeper than {limit} levels")
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        for child in children:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
+
+
+def _guard(step: Any, label: str) -> Any:
+    try:
+        return step()
+    except FormatProblem as problem:
+        raise ConversationFormatError(label, str(problem)) from None
+
+
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "Document", "Source", "check_depth", "read_source"]

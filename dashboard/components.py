@@ -1,0 +1,145 @@
+"""Small Streamlit building blocks the pages share: plain text for markdown slots, a message viewer,
+and a folder browser confined to the configured roots.
+
+Invariant: user content reaches the screen only as text (st.text, st.code, dataframes) or escaped by
+``plain`` where Streamlit would read markdown, so a message holding ``<script>`` or ``**x**`` shows as written.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from compressor.messages import Message
+
+from . import roots, state
+from .i18n import t
+
+_ESCAPE = {ord(char): "\\" + char for char in string.punctuation}
+
+
+def plain(text: str) -> str:
+    """``text`` for a markdown slot (captions, alerts): whitespace collapsed, every ASCII punctuation
+    character backslash-escaped, so no markdown, HTML, emoji shortcode or Streamlit directive can form."""
+    return " ".join(str(text).split()).translate(_ESCAPE)
+
+
+def show_message(message: Message, heading: str) -> None:
+    """One message in full, as text: content, tool calls, tool result id and any other fields."""
+    st.markdown(f"**{plain(heading)}**")
+    if isinstance(message.content, str):
+        st.code(message.content or " ", language=None, wrap_lines=True)
+    else:
+        st.code(json.dumps(message.content, ensure_ascii=False, indent=2), language="json", wrap_lines=True)
+    if message.tool_calls:
+        st.caption(t("message.tool_calls"))
+        calls = [call.openai() for call in message.tool_calls]
+        st.code(json.dumps(calls, ensure_ascii=False, indent=2), language="json", wrap_lines=True)
+    extra = {
+        key: value
+        for key, value in message.to_openjiuwen().items()
+        if key not in ("role", "content", "tool_calls") and value is not None
+    }
+    if extra:
+        st.caption(t("message.fields"))
+        st.code(json.dumps(extra, ensure_ascii=False, indent=2, default=str), language="json", wrap_lines=True)
+
+
+def message_picker(messages: Sequence[Message], key: str, heading: str) -> None:
+    """A number input choosing one message of a list, shown in full below it."""
+    if not messages:
+        st.caption(t("message.none"))
+        return
+    index = st.number_input(
+        t("message.pick", last=len(messages) - 1), min_value=0, max_value=len(messages) - 1, step=1, key=key
+    )
+    chosen = messages[int(index)]
+    show_message(chosen, f"{heading} #{int(index)} · {chosen.role}")
+
+
+@dataclass(frozen=True)
+class FolderChoice:
+    """Where the browser stands and what is selected in it."""
+
+    root_index: int
+    root: Path
+    folder: str
+    entry: roots.Entry | None
+
+
+def folder_browser(page: str, configured: Sequence[Path], *, suffixes: Sequence[str] | None) -> FolderChoice | None:
+    """Pick a root, walk its folders (never above the root) and select a folder or file inside it."""
+    if not configured:
+        st.info(t("browse.no_roots", env=roots.ROOTS_ENV))
+        return None
+    root_index, folder = state.browse_position(page)
+    root_index = min(max(root_index, 0), len(configured) - 1)
+    chosen_root = st.selectbox(
+        t("browse.root"),
+        range(len(configured)),
+        index=root_index,
+        format_func=lambda i: roots.root_label(configured[i]),
+        key=state.browse_widget(page, "root"),
+        help=t("browse.root_help", env=roots.ROOTS_ENV),
+    )
+    if chosen_root != root_index:
+        root_index, folder = int(chosen_root), ""
+        state.set_browse_position(page, root_index, folder)
+    root = configured[root_index]
+    if not root.is_dir():
+        st.warning(plain(t("browse.missing_root", root=roots.root_label(root))))
+        return None
+    try:
+        entries = roots.list_folder(root, folder, suffixes=suffixes)
+    except (roots.OutsideRootError, OSError):
+        folder = ""
+        state.set_browse_position(page, root_index, folder)
+        entries = roots.list_folder(root, folder, suffixes=suffixes)
+    st.text(t("browse.here", path=roots.root_label(root) + folder))
+    up, _ = st.columns([1, 4])
+    if up.button(t("browse.up"), disabled=not folder, key=state.browse_widget(page, "up")):
+        state.set_browse_position(page, root_index, roots.parent_of(folder))
+        st.rerun()
+    if not entries:
+        st.caption(t("browse.empty"))
+        return FolderChoice(root_index, root, folder, None)
+    picked = st.selectbox(
+        t("browse.entries", count=len(entries)),
+        range(len(entries)),
+        format_func=lambda i: _entry_label(entries[i]),
+        key=state.browse_widget(page, f"entry:{root_index}:{folder}"),
+    )
+    entry = entries[int(picked)] if picked is not None else None
+    if entry is not None and entry.is_dir and st.button(t("browse.open"), key=state.browse_widget(page, "open")):
+        state.set_browse_position(page, root_index, entry.relative)
+        st.rerun()
+    return FolderChoice(root_index, root, folder, entry)
+
+
+def _entry_label(entry: roots.Entry) -> str:
+    if entry.is_dir:
+        return f"📁 {entry.name}/"
+    return f"📄 {entry.name} · {_size(entry.size)}"
+
+
+def _size(size: int) -> str:
+    if size >= 2**20:
+        return f"{size / 2**20:.1f} MB"
+    if size >= 2**10:
+        return f"{size / 2**10:.0f} KB"
+    return f"{size} B"
+
+
+def read_dump_bytes(path: str | None) -> bytes | None:
+    """A written dump's bytes for a download button, or None when there is none to offer."""
+    if not path:
+        return None
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return None

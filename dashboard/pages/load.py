@@ -1,0 +1,99 @@
+"""Load: upload conversation files (JSON, JSONL, .traj, or a zip of many), open a bundled sample, or
+pick a file or dump folder under the configured roots; see what loaded, in which format, and what failed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from dashboard import roots, state, tables
+from dashboard.components import folder_browser, plain
+from dashboard.i18n import t
+from dashboard.sources import FileOutcome, LoadedConversation, loaded_items, parse_upload
+
+
+def keep(origin: str, outcomes: Sequence[FileOutcome]) -> None:
+    """Add what loaded to the session, remember the report, and rerun so the sidebar shows it."""
+    new: list[LoadedConversation] = loaded_items(origin, outcomes)
+    state.add_items(new, select=True)
+    state.set_load_report(outcomes)
+    st.rerun()
+
+
+st.title(t("load.title"))
+st.caption(t("load.intro"))
+
+# -- what the session holds -----------------------------------------------------------------------
+loaded = state.items()
+current = state.current()
+if loaded and current is not None:
+    st.text(t("load.current", name=current.label, format=current.source_format))
+    st.dataframe(tables.loaded_table(loaded.values()), hide_index=True)
+    if st.button(t("load.clear"), key=state.page_widget("load", "clear")):
+        state.clear_items()
+        st.rerun()
+else:
+    st.info(t("load.nothing"))
+
+report = state.load_report()
+if report:
+    for outcome in report:
+        if outcome.ok:
+            formats = sorted({c.source_format for c in outcome.conversations})
+            st.success(
+                plain(t("load.ok", file=outcome.file, count=len(outcome.conversations), format=", ".join(formats)))
+            )
+        else:
+            st.error(plain(outcome.error or outcome.file))
+
+upload_tab, samples_tab, server_tab = st.tabs([t("load.tab.upload"), t("load.tab.samples"), t("load.tab.server")])
+
+# -- upload ---------------------------------------------------------------------------------------
+with upload_tab:
+    files = st.file_uploader(
+        t("load.upload"),
+        type=["json", "jsonl", "ndjson", "traj", "zip"],
+        accept_multiple_files=True,
+        key=state.W_UPLOAD,
+        help=t("load.upload_help"),
+    )
+    fresh = state.new_uploads(files or [])
+    if fresh:
+        outcomes: list[FileOutcome] = []
+        with st.spinner(t("load.reading")):
+            for upload in fresh:
+                outcomes.extend(parse_upload(upload.name, upload.getvalue()))
+        keep("upload", outcomes)
+
+# -- bundled samples ------------------------------------------------------------------------------
+with samples_tab:
+    samples = state.sample_files()
+    if not samples:
+        st.info(t("load.no_samples"))
+    else:
+        sample = st.selectbox(t("load.sample"), samples, key=state.W_SAMPLE, help=t("load.sample_help"))
+        if st.button(t("load.open_sample"), key=state.page_widget("load", "open_sample")) and sample:
+            keep("sample", state.load_sample(sample))
+
+# -- files and dump folders on the server ---------------------------------------------------------
+with server_tab:
+    st.caption(t("load.server_intro", env=roots.ROOTS_ENV))
+    configured = roots.configured_roots()
+    choice = folder_browser("load", configured, suffixes=roots.CONVERSATION_SUFFIXES)
+    if choice is not None:
+        left, right = st.columns(2)
+        entry = choice.entry
+        if entry is not None and not entry.is_dir:
+            if left.button(t("load.open_file"), key=state.page_widget("load", "open_file"), type="primary"):
+                try:
+                    found = state.load_root_file(choice.root, entry.relative)
+                except (roots.OutsideRootError, OSError) as error:
+                    st.error(plain(str(error)))
+                else:
+                    keep("root", found)
+        folder = entry.relative if entry is not None and entry.is_dir else choice.folder
+        review_label = plain(t("load.review_folder", folder=roots.root_label(choice.root) + folder))
+        if right.button(review_label, key=state.page_widget("load", "review")):
+            state.set_dump_folder(choice.root_index, folder)
+            st.switch_page("pages/dumps.py")

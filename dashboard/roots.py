@@ -1,0 +1,126 @@
+"""The folders the dashboard may read on the server, and the check that keeps every path inside one.
+
+Invariant: a path reaches the file system only through ``confine``: relative to a configured root, with
+no ``..`` part, and resolving (symlinks followed) to the root itself or somewhere below it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+#: Environment variable naming the roots, separated by ``os.pathsep``.
+ROOTS_ENV = "COMPACTION_LAB_ROOTS"
+
+#: The project checkout (dashboard/ lives directly under it).
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+SAMPLES_DIR = Path(__file__).resolve().parent / "samples"
+DEFAULT_ROOTS: tuple[Path, ...] = (PROJECT_DIR / "dumps", SAMPLES_DIR)
+
+#: Files the Load page offers (a zip may hold many of them).
+CONVERSATION_SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj", ".zip")
+
+
+class OutsideRootError(ValueError):
+    """A requested path would leave its root; the message names the path and the reason."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One item of a folder listing, named relative to its root."""
+
+    relative: str
+    name: str
+    is_dir: bool
+    size: int
+
+
+def configured_roots(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """The roots from ``COMPACTION_LAB_ROOTS`` (existing folders only), else the project's dumps/ and samples."""
+    env = os.environ if env is None else env
+    raw = env.get(ROOTS_ENV, "").strip()
+    if not raw:
+        return DEFAULT_ROOTS
+    roots: list[Path] = []
+    for part in raw.split(os.pathsep):
+        part = part.strip()
+        if not part:
+            continue
+        path = Path(part).expanduser()
+        if not path.is_absolute():
+            path = PROJECT_DIR / path
+        if path not in roots:
+            roots.append(path)
+    return tuple(roots)
+
+
+def confine(root: Path, relative: str) -> Path:
+    """``root / relative`` resolved, or OutsideRootError when it is absolute, has ``..`` or escapes ``root``.
+
+    The empty string and ``"."`` name the root itself.
+    """
+    text = relative.strip().replace("\\", "/")
+    if text.startswith("/") or PurePosixPath(text).is_absolute() or Path(text).is_absolute() or _has_drive(text):
+        raise OutsideRootError(f"{relative}: absolute paths are not allowed; choose a path inside the root")
+    parts = [part for part in PurePosixPath(text).parts if part not in ("", ".")]
+    if ".." in parts:
+        raise OutsideRootError(f"{relative}: '..' is not allowed in a path")
+    base = root.resolve()
+    target = base.joinpath(*parts).resolve()
+    if target != base and base not in target.parents:
+        raise OutsideRootError(f"{relative}: resolves outside its root (a symlink leaving {root})")
+    return target
+
+
+def _has_drive(text: str) -> bool:
+    return len(text) >= 2 and text[1] == ":" and text[0].isalpha()
+
+
+def relative_to_root(root: Path, path: Path) -> str:
+    """The POSIX path of ``path`` below ``root`` ("" for the root itself)."""
+    relative = path.resolve().relative_to(root.resolve())
+    text = relative.as_posix()
+    return "" if text == "." else text
+
+
+def parent_of(relative: str) -> str:
+    """The parent of a root-relative path ("" stays "")."""
+    parent = PurePosixPath(relative).parent.as_posix()
+    return "" if parent == "." else parent
+
+
+def list_folder(
+    root: Path, relative: str = "", *, suffixes: Sequence[str] | None = None, limit: int = 2000
+) -> list[Entry]:
+    """Sub-folders first, then files (filtered by suffix), hidden names and escaping symlinks left out."""
+    folder = confine(root, relative)
+    if not folder.is_dir():
+        raise OutsideRootError(f"{relative or '.'}: is not a folder")
+    folders: list[Entry] = []
+    files: list[Entry] = []
+    with os.scandir(folder) as scan:
+        for item in scan:
+            if item.name.startswith("."):
+                continue
+            child = f"{relative.strip('/')}/{item.name}" if relative.strip("/") else item.name
+            try:
+                resolved = confine(root, child)
+            except OutsideRootError:
+                continue
+            if resolved.is_dir():
+                folders.append(Entry(child, item.name, True, 0))
+            elif resolved.is_file() and (suffixes is None or item.name.lower().endswith(tuple(suffixes))):
+                files.append(Entry(child, item.name, False, resolved.stat().st_size))
+    folders.sort(key=lambda entry: entry.name.lower())
+    files.sort(key=lambda entry: entry.name.lower())
+    return (folders + files)[:limit]
+
+
+def root_label(root: Path) -> str:
+    """How a root is shown: relative to the project when it lies inside it, else its full path."""
+    try:
+        return root.resolve().relative_to(PROJECT_DIR).as_posix() + "/"
+    except ValueError:
+        return str(root)

@@ -1,0 +1,187 @@
+"""Turn uploaded bytes, zip archives and files under the roots into loaded conversations and one-line errors.
+
+Invariant: a bad file never stops the others: each yields either conversations or exactly one error line
+naming it; a zip is read member by member with sizes checked before any member is decompressed.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from compressor.errors import CompressorError
+from compressor.messages import Conversation
+
+#: Upload limit of the whole request and of a zip's total uncompressed size (matches server.maxUploadSize).
+MAX_TOTAL_BYTES = 200 * 1024 * 1024
+#: Most members a zip may hold.
+MAX_ZIP_MEMBERS = 5000
+#: Member suffixes read from a zip (nested archives are not opened).
+MEMBER_SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj")
+
+
+@dataclass(frozen=True)
+class LoadedConversation:
+    """A conversation the session holds, with where it came from."""
+
+    key: str
+    label: str
+    origin: str  # "sample", "upload" or "root"
+    file: str
+    conversation: Conversation = field(repr=False)
+
+    @property
+    def source_format(self) -> str:
+        return self.conversation.source_format
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What one file gave: its conversations, or the one-line error that stopped it."""
+
+    file: str
+    conversations: tuple[Conversation, ...] = ()
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def one_line(error: BaseException, file: str) -> str:
+    """An error as one line that names the file (library errors already do)."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if text.startswith(file) else f"{file}: {text}"
+
+
+def parse_file(file: str, data: bytes) -> FileOutcome:
+    """Every conversation in one file's bytes, or its error."""
+    from compressor.formats import load_conversations
+
+    try:
+        conversations = load_conversations(data, name=file)
+    except CompressorError as error:
+        return FileOutcome(file, error=one_line(error, file))
+    except (ValueError, RecursionError, MemoryError) as error:  # a loader bug must not take the page down
+        return FileOutcome(file, error=one_line(error, file))
+    return FileOutcome(file, tuple(conversations))
+
+
+def expand_zip(
+    file: str, data: bytes, *, suffixes: Sequence[str] = MEMBER_SUFFIXES
+) -> tuple[list[tuple[str, bytes]], list[str]]:
+    """The readable members of a zip as ``(archive/member, bytes)``, and one error per refused member.
+
+    The declared sizes are checked first (total at most MAX_TOTAL_BYTES); a member is then read with a
+    bound, so an archive that lies about its sizes cannot inflate past the limit.
+    """
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
+        return [], [f"{file}: is not a readable zip archive ({error})"]
+    with archive:
+        infos = [info for info in archive.infolist() if not info.is_dir() and not _ignored_member(info.filename)]
+        if len(infos) > MAX_ZIP_MEMBERS:
+            return [], [f"{file}: holds {len(infos)} files, more than the {MAX_ZIP_MEMBERS} allowed"]
+        declared = sum(info.file_size for info in infos)
+        if declared > MAX_TOTAL_BYTES:
+            return [], [
+                f"{file}: unpacks to {declared / 2**20:.1f} MB, over the {MAX_TOTAL_BYTES // 2**20} MB limit"
+            ]
+        members: list[tuple[str, bytes]] = []
+        errors: list[str] = []
+        budget = MAX_TOTAL_BYTES
+        for info in infos:
+            label = f"{file}/{info.filename}"
+            if not info.filename.lower().endswith(tuple(suffixes)):
+                errors.append(f"{label}: skipped, not a {', '.join(suffixes)} file")
+                continue
+            try:
+                with archive.open(info) as handle:
+                    body = handle.read(min(info.file_size, budget) + 1)
+            except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, RuntimeError) as error:
+                errors.append(f"{label}: cannot be unpacked ({error})")
+                continue
+            if len(body) > info.file_size or len(body) > budget:
+                errors.append(f"{label}: larger than its declared size; refused")
+                continue
+            budget -= len(body)
+            members.append((label, body))
+    return members, errors
+
+
+def _ignored_member(name: str) -> bool:
+    parts = PurePosixPath(name).parts
+    return any(part.startswith(".") or part == "__MACOSX" for part in parts)
+
+
+def parse_upload(file: str, data: bytes) -> list[FileOutcome]:
+    """One outcome per file: the upload itself, or each member of a zip."""
+    if len(data) > MAX_TOTAL_BYTES:
+        return [FileOutcome(file, error=f"{file}: is over the {MAX_TOTAL_BYTES // 2**20} MB limit")]
+    if file.lower().endswith(".zip") or data[:4] == b"PK\x03\x04":
+        members, errors = expand_zip(file, data)
+        outcomes = [FileOutcome(label, error=message) for label, message in _split(errors)]
+        outcomes.extend(parse_file(label, body) for label, body in members)
+        if not members and not errors:
+            outcomes.append(FileOutcome(file, error=f"{file}: the archive holds no conversation files"))
+        return outcomes
+    return [parse_file(file, data)]
+
+
+def _split(errors: Iterable[str]) -> list[tuple[str, str]]:
+    return [(message.split(": ", 1)[0], message) for message in errors]
+
+
+def loaded_items(origin: str, outcomes: Sequence[FileOutcome]) -> list[LoadedConversation]:
+    """A LoadedConversation per conversation; several in one file are labelled by their names."""
+    items: list[LoadedConversation] = []
+    for outcome in outcomes:
+        base = PurePosixPath(outcome.file).name
+        many = len(outcome.conversations) > 1
+        for number, conversation in enumerate(outcome.conversations):
+            label = (conversation.name or f"{base} #{number}") if many else base
+            items.append(
+                LoadedConversation(
+                    key=f"{origin}:{outcome.file}#{number}",
+                    label=label,
+                    origin=origin,
+                    file=outcome.file,
+                    conversation=conversation,
+                )
+            )
+    return items
+
+
+#: What an uploaded dump file may be called once saved: a dump JSON or a debug log.
+DUMP_SUFFIXES: tuple[str, ...] = (".json", ".jsonl")
+
+
+def safe_file_name(name: str) -> str:
+    """A plain file name for a saved upload: the last path part, unsafe characters replaced by '-'."""
+    base = PurePosixPath(name.replace("\\", "/")).name
+    cleaned = "".join(char if char.isalnum() or char in "._-" else "-" for char in base).lstrip(".")
+    return cleaned or "upload.json"
+
+
+def save_uploaded_dumps(folder: Path, files: Sequence[tuple[str, bytes]]) -> list[str]:
+    """Write uploaded dumps (and debug logs, also from zips) into ``folder``; one error line per refused file."""
+    problems: list[str] = []
+    for name, data in files:
+        if name.lower().endswith(".zip") or data[:4] == b"PK\x03\x04":
+            members, errors = expand_zip(name, data, suffixes=DUMP_SUFFIXES)
+            problems.extend(errors)
+        else:
+            members = [(name, data)]
+        for member, body in members:
+            if not member.lower().endswith(DUMP_SUFFIXES):
+                problems.append(f"{member}: skipped, not a .json dump or a .jsonl debug log")
+                continue
+            if len(body) > MAX_TOTAL_BYTES:
+                problems.append(f"{member}: is over the {MAX_TOTAL_BYTES // 2**20} MB limit")
+                continue
+            (folder / safe_file_name(member)).write_bytes(body)
+    return problems

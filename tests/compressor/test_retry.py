@@ -1,0 +1,52 @@
+"""Retry policy tables (SPEC §11)."""
+
+from __future__ import annotations
+
+import pytest
+
+from compressor.errors import ErrorKind
+from compressor.retry import overflow_budget, retry_delay, should_retry, shrink_keep
+
+
+@pytest.mark.parametrize(
+    "kind,used,expected",
+    [
+        (ErrorKind.RATE_LIMIT, 0, True),
+        (ErrorKind.RATE_LIMIT, 2, False),
+        (ErrorKind.TIMEOUT, 1, True),
+        (ErrorKind.SERVER_UNSTABLE, 1, True),
+        (ErrorKind.UNKNOWN, 0, True),
+        (ErrorKind.AUTHENTICATION, 0, False),
+        (ErrorKind.API_REQUEST_ERROR, 0, False),
+        (ErrorKind.CONTEXT_OVERFLOW, 0, False),
+    ],
+)
+def test_should_retry(kind: ErrorKind, used: int, expected: bool) -> None:
+    assert should_retry(kind, used) is expected
+
+
+@pytest.mark.parametrize(
+    "n,retry_after,expected", [(1, None, 0.05), (2, None, 0.1), (1, 0.01, 0.05), (2, 3.0, 3.0)]
+)
+def test_retry_delay(n: int, retry_after: float | None, expected: float) -> None:
+    assert retry_delay(n, retry_after) == pytest.approx(expected)
+
+
+def test_budget_is_at_least_one() -> None:
+    assert overflow_budget(100000, 0.85) == 85000
+    assert overflow_budget(1, 0.5) == 1
+
+
+@pytest.mark.parametrize(
+    "costs,budget,fixed,keep",
+    [
+        ([10, 10, 10], 100, 0, 2),  # all fit: keep all but the last
+        ([10, 10, 10], 25, 0, 2),  # two fit
+        ([50, 10], 30, 0, 1),  # none fit, two or more: keep one
+        ([50], 30, 0, 0),  # none fit, only one: give up
+        ([10, 10], 10, 10, 0),  # no room at all
+        ([5], 100, 0, 0),  # one message that fits: all but the last is none
+    ],
+)
+def test_shrink_keep(costs: list[int], budget: int, fixed: int, keep: int) -> None:
+    assert shrink_keep(costs, budget, fixed).keep == keep

@@ -1,0 +1,66 @@
+"""Shared test fixtures: where the reference fixtures live, and a fake model with a reply queue."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def shared_dir() -> Path:
+    """The read-only ``shared/`` folder beside the checkout; a missing one fails loudly, never skips."""
+    candidates = [os.environ.get("COMPACTION_LAB_SHARED"), REPO.parent / "shared", Path("/work/shared")]
+    for candidate in candidates:
+        if candidate and (Path(candidate) / "fixtures").is_dir():
+            return Path(candidate)
+    raise RuntimeError(
+        "shared/ reference fixtures not found (looked in $COMPACTION_LAB_SHARED, ../shared, /work/shared)"
+    )
+
+
+SHARED = shared_dir()
+
+
+def span_cases() -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = json.loads((SHARED / "fixtures" / "upstream_span_cases.json").read_text())["cases"]
+    return cases
+
+
+def compaction_cases() -> list[dict[str, Any]]:
+    with gzip.open(SHARED / "fixtures" / "upstream_compaction_cases.json.gz", "rt", encoding="utf-8") as handle:
+        cases: list[dict[str, Any]] = json.load(handle)["cases"]
+    return cases
+
+
+@dataclass
+class FakeModel:
+    """A backend answering from a queue; each item is a reply string or an exception to raise."""
+
+    replies: list[Any]
+    label: str = "fake model"
+    kind: str = "fake"
+    requests: list[list[Any]] = field(default_factory=list)
+
+    async def complete(self, messages: Sequence[Any], tools: Sequence[Any]) -> Any:
+        from compressor.backends.base import ModelReply
+
+        self.requests.append(list(messages))
+        if not self.replies:
+            raise AssertionError("FakeModel ran out of replies")
+        reply = self.replies.pop(0)
+        if isinstance(reply, BaseException):
+            raise reply
+        return ModelReply(content=reply)
+
+
+@pytest.fixture
+def fake_model() -> type[FakeModel]:
+    return FakeModel

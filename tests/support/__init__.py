@@ -1,0 +1,1 @@
+"""Test helpers shared across test modules (real local servers and fakes, never patches)."""
