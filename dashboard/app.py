@@ -91,7 +91,12 @@ def sidebar() -> None:
             help=t("sidebar.min_target_help"),
         )
         st.number_input(
-            t("sidebar.keep"), min_value=0, max_value=KEEP_MAX, step=1, key=state.W_KEEP, help=t("sidebar.keep_help")
+            t("sidebar.keep"),
+            min_value=0,
+            max_value=KEEP_MAX,
+            step=1,
+            key=state.W_KEEP,
+            help=t("sidebar.keep_help"),
         )
         mode = st.radio(
             t("sidebar.capacity"),

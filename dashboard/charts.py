@@ -138,7 +138,11 @@ def span_bars(
                 y=[bar.position for bar in mine],
                 marker_color=COLORS[segment],
                 customdata=[[bar.label, bar.last - bar.first + 1] for bar in mine],
-                hovertemplate="%{customdata[0]}: %{x:,} " + names["tokens"] + "<extra>" + names[segment] + "</extra>",
+                hovertemplate="%{customdata[0]}: %{x:,} "
+                + names["tokens"]
+                + "<extra>"
+                + names[segment]
+                + "</extra>",
                 meta=segment,
             )
         )
@@ -151,7 +155,12 @@ def span_bars(
                     mode="markers",
                     x=[bar.tokens for bar in marked],
                     y=[bar.position for bar in marked],
-                    marker={"symbol": symbol, "size": 12, "color": "#222222", "line": {"width": 1, "color": "white"}},
+                    marker={
+                        "symbol": symbol,
+                        "size": 12,
+                        "color": "#222222",
+                        "line": {"width": 1, "color": "white"},
+                    },
                     hovertemplate="%{y}<extra>" + names[flag] + "</extra>",
                     meta=flag,
                 )
@@ -241,7 +250,12 @@ def window_gauge(
             name=key,
         )
         fig.add_annotation(
-            x=value, y=row + 0.45, text=f"{names[key]} {value:,}", showarrow=False, yanchor="bottom", font={"color": COLORS[key]}
+            x=value,
+            y=row + 0.45,
+            text=f"{names[key]} {value:,}",
+            showarrow=False,
+            yanchor="bottom",
+            font={"color": COLORS[key]},
         )
     fig.add_shape(
         type="line",
@@ -342,7 +356,9 @@ def before_vs_after(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = N
         )
     )
     top = max([*before, *after, 1.0])
-    fig.add_shape(type="line", x0=0, y0=0, x1=top, y1=top, line={"color": "#999999", "dash": "dot"}, name="diagonal")
+    fig.add_shape(
+        type="line", x0=0, y0=0, x1=top, y1=top, line={"color": "#999999", "dash": "dot"}, name="diagonal"
+    )
     fig.update_layout(
         height=280,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},

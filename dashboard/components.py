@@ -8,7 +8,7 @@ Invariant: user content reaches the screen only as text (st.text, st.code, dataf
 from __future__ import annotations
 
 import json
-import string
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,13 +20,18 @@ from compressor.messages import Message
 from . import roots, state
 from .i18n import t
 
-_ESCAPE = {ord(char): "\\" + char for char in string.punctuation}
+#: Characters that can start markdown, HTML, math, emoji shortcodes or Streamlit directives on one line.
+_SPECIAL = "\\`*_{}[]()#+-!|<>~$:^&="
+_ESCAPE = {ord(char): "\\" + char for char in _SPECIAL}
+_ORDERED_LIST = re.compile(r"^(\d+)([.)])")
 
 
 def plain(text: str) -> str:
-    """``text`` for a markdown slot (captions, alerts): whitespace collapsed, every ASCII punctuation
-    character backslash-escaped, so no markdown, HTML, emoji shortcode or Streamlit directive can form."""
-    return " ".join(str(text).split()).translate(_ESCAPE)
+    """``text`` for a markdown slot (captions, alerts): one line, with every character that could start
+    markdown, HTML, an emoji shortcode or a Streamlit directive backslash-escaped (CommonMark allows
+    escaping any ASCII punctuation), so the text shows exactly as written."""
+    line = " ".join(str(text).split()).translate(_ESCAPE)
+    return _ORDERED_LIST.sub(lambda match: match.group(1) + "\\" + match.group(2), line)
 
 
 def show_message(message: Message, heading: str) -> None:
@@ -47,7 +52,9 @@ def show_message(message: Message, heading: str) -> None:
     }
     if extra:
         st.caption(t("message.fields"))
-        st.code(json.dumps(extra, ensure_ascii=False, indent=2, default=str), language="json", wrap_lines=True)
+        st.code(
+            json.dumps(extra, ensure_ascii=False, indent=2, default=str), language="json", wrap_lines=True
+        )
 
 
 def message_picker(messages: Sequence[Message], key: str, heading: str) -> None:
@@ -72,7 +79,9 @@ class FolderChoice:
     entry: roots.Entry | None
 
 
-def folder_browser(page: str, configured: Sequence[Path], *, suffixes: Sequence[str] | None) -> FolderChoice | None:
+def folder_browser(
+    page: str, configured: Sequence[Path], *, suffixes: Sequence[str] | None
+) -> FolderChoice | None:
     """Pick a root, walk its folders (never above the root) and select a folder or file inside it."""
     if not configured:
         st.info(t("browse.no_roots", env=roots.ROOTS_ENV))
@@ -115,7 +124,11 @@ def folder_browser(page: str, configured: Sequence[Path], *, suffixes: Sequence[
         key=state.browse_widget(page, f"entry:{root_index}:{folder}"),
     )
     entry = entries[int(picked)] if picked is not None else None
-    if entry is not None and entry.is_dir and st.button(t("browse.open"), key=state.browse_widget(page, "open")):
+    if (
+        entry is not None
+        and entry.is_dir
+        and st.button(t("browse.open"), key=state.browse_widget(page, "open"))
+    ):
         state.set_browse_position(page, root_index, entry.relative)
         st.rerun()
     return FolderChoice(root_index, root, folder, entry)

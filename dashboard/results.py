@@ -103,7 +103,9 @@ def show_result(result: Any, *, key: str) -> None:
             )
         )
         if result.reinjection is not None and result.reinjection.files:
-            st.caption(t("result.reinjected", count=len(result.reinjection.files), tokens=result.reinjection_tokens))
+            st.caption(
+                t("result.reinjected", count=len(result.reinjection.files), tokens=result.reinjection_tokens)
+            )
             st.text("\n".join(str(file.path) for file in result.reinjection.files))
             if result.reinjection_tokens >= result.memory_tokens:
                 st.warning(t("result.reinjection_heavy"))
@@ -125,7 +127,9 @@ def show_result(result: Any, *, key: str) -> None:
     with tabs[2]:
         st.caption(t("result.request", messages=len(result.request_messages), tokens=result.request_tokens))
         st.dataframe(tables.messages_table(result.request_messages), hide_index=True)
-        message_picker(result.request_messages, state.page_widget(key, "request_message"), t("result.request_message"))
+        message_picker(
+            result.request_messages, state.page_widget(key, "request_message"), t("result.request_message")
+        )
     with tabs[3]:
         st.code(result.raw_reply or "", language=None, wrap_lines=True)
     with tabs[4]:
@@ -136,7 +140,9 @@ def show_result(result: Any, *, key: str) -> None:
     with tabs[5]:
         st.caption(t("result.context", messages=len(result.messages)))
         st.dataframe(tables.messages_table(result.messages), hide_index=True)
-        message_picker(result.messages, state.page_widget(key, "context_message"), t("result.context_message"))
+        message_picker(
+            result.messages, state.page_widget(key, "context_message"), t("result.context_message")
+        )
     with tabs[6]:
         if result.debug_records:
             st.dataframe(tables.debug_table(result.debug_records), hide_index=True)

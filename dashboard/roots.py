@@ -62,7 +62,12 @@ def confine(root: Path, relative: str) -> Path:
     The empty string and ``"."`` name the root itself.
     """
     text = relative.strip().replace("\\", "/")
-    if text.startswith("/") or PurePosixPath(text).is_absolute() or Path(text).is_absolute() or _has_drive(text):
+    if (
+        text.startswith("/")
+        or PurePosixPath(text).is_absolute()
+        or Path(text).is_absolute()
+        or _has_drive(text)
+    ):
         raise OutsideRootError(f"{relative}: absolute paths are not allowed; choose a path inside the root")
     parts = [part for part in PurePosixPath(text).parts if part not in ("", ".")]
     if ".." in parts:

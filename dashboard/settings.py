@@ -112,7 +112,10 @@ def from_query(params: Mapping[str, Any]) -> Settings:
             _first(params.get(Q_TRIGGER)), DEFAULTS.trigger_context_ratio, TRIGGER_MIN, TRIGGER_MAX
         ),
         min_target_context_ratio=_float(
-            _first(params.get(Q_MIN_TARGET)), DEFAULTS.min_target_context_ratio, MIN_TARGET_MIN, MIN_TARGET_MAX
+            _first(params.get(Q_MIN_TARGET)),
+            DEFAULTS.min_target_context_ratio,
+            MIN_TARGET_MIN,
+            MIN_TARGET_MAX,
         ),
         keep_recent_messages=_int(_first(params.get(Q_KEEP)), DEFAULTS.keep_recent_messages, 0, KEEP_MAX),
         capacity_mode="model" if known_model else "number",

@@ -83,7 +83,9 @@ def expand_zip(
     except (zipfile.BadZipFile, OSError, ValueError) as error:
         return [], [f"{file}: is not a readable zip archive ({error})"]
     with archive:
-        infos = [info for info in archive.infolist() if not info.is_dir() and not _ignored_member(info.filename)]
+        infos = [
+            info for info in archive.infolist() if not info.is_dir() and not _ignored_member(info.filename)
+        ]
         if len(infos) > MAX_ZIP_MEMBERS:
             return [], [f"{file}: holds {len(infos)} files, more than the {MAX_ZIP_MEMBERS} allowed"]
         declared = sum(info.file_size for info in infos)

@@ -150,7 +150,9 @@ def loaded_table(items: Iterable[Any]) -> pd.DataFrame:
         }
         for item in items
     ]
-    return pd.DataFrame(rows, columns=["conversation", "format", "messages", "system", "tools", "origin", "file"])
+    return pd.DataFrame(
+        rows, columns=["conversation", "format", "messages", "system", "tools", "origin", "file"]
+    )
 
 
 def attempts_table(attempts: Sequence[Any]) -> pd.DataFrame:
@@ -168,7 +170,16 @@ def attempts_table(attempts: Sequence[Any]) -> pd.DataFrame:
         }
         for a in attempts
     ]
-    columns = ["attempt", "messages", "request_tokens", "outcome", "error", "delay_seconds", "budget_ratio", "seconds"]
+    columns = [
+        "attempt",
+        "messages",
+        "request_tokens",
+        "outcome",
+        "error",
+        "delay_seconds",
+        "budget_ratio",
+        "seconds",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -312,7 +323,9 @@ def dump_span_frame(record: Any, counter: str = "cl100k_base") -> pd.DataFrame:
     prefix_end = record.prefix_count
     compress_end = prefix_end + record.compress_count
     rows: list[dict[str, Any]] = []
-    for number, (message, count) in enumerate(zip(conversation.system, tokens.system_tokens, strict=True), start=1):
+    for number, (message, count) in enumerate(
+        zip(conversation.system, tokens.system_tokens, strict=True), start=1
+    ):
         rows.append(_frame_row(None, f"system {number}", message, count, "system"))
     for index, (message, count) in enumerate(zip(conversation.messages, tokens.tokens, strict=True)):
         segment = "prefix" if index < prefix_end else "compress" if index < compress_end else "tail"

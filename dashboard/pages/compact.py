@@ -56,7 +56,10 @@ if backend_kind == "openai":
 st.text_area(t("compact.preserve"), key=state.W_PRESERVE, help=t("compact.preserve_help"), height=80)
 force = st.toggle(t("compact.force"), key=state.W_FORCE, help=t("compact.force_help"))
 keep_dump = st.toggle(
-    t("compact.keep_dump", folder=f"{roots.root_label(roots.PROJECT_DIR / 'dumps')}{state.LIVE_DUMP_SUBFOLDER}/"),
+    t(
+        "compact.keep_dump",
+        folder=f"{roots.root_label(roots.PROJECT_DIR / 'dumps')}{state.LIVE_DUMP_SUBFOLDER}/",
+    ),
     key=state.W_KEEP_DUMP,
     help=t("compact.keep_dump_help"),
 )
@@ -76,7 +79,7 @@ if st.button(t("compact.run"), type="primary", key=state.page_widget("compact", 
         status.write(plain(t("compact.step.backend", backend=backend.label)))
         status.write(t("compact.step.request", messages=analysis.span.counts[1]))
         result = run_compaction(
-            item,
+            item.conversation,
             settings,
             backend,
             force=bool(force),

@@ -43,7 +43,11 @@ if source == "folder":
         with st.expander(t("dumps.choose_folder")):
             choice = folder_browser("dumps", configured, suffixes=(".json", ".jsonl"))
             if choice is not None:
-                target = choice.entry.relative if choice.entry is not None and choice.entry.is_dir else choice.folder
+                target = (
+                    choice.entry.relative
+                    if choice.entry is not None and choice.entry.is_dir
+                    else choice.folder
+                )
                 label = plain(t("dumps.use_folder", path=roots.root_label(choice.root) + target))
                 if st.button(label, key=state.page_widget("dumps", "use_folder")):
                     state.set_dump_folder(choice.root_index, target)
@@ -78,33 +82,48 @@ if index.broken:
 frame = tables.dump_frame(index.dumps)
 if frame.empty:
     st.info(t("dumps.empty"))
-    st.code("compaction-lab compact dashboard/samples/demo-conversation.json --context-max 16000 --dump-dir dumps/mine",
-            language="bash")
+    st.code(
+        "compaction-lab compact dashboard/samples/demo-conversation.json --context-max 16000 --dump-dir dumps/mine",
+        language="bash",
+    )
     st.stop()
 
 # -- filters, table and charts --------------------------------------------------------------------
 left, middle, right, far = st.columns([3, 2, 2, 1])
 sessions = left.multiselect(
-    t("dumps.sessions"), sorted(frame["session"].unique().tolist()), key=state.page_widget("dumps", "sessions")
+    t("dumps.sessions"),
+    sorted(frame["session"].unique().tolist()),
+    key=state.page_widget("dumps", "sessions"),
 )
-min_ratio = middle.slider(t("dumps.min_ratio"), 0.0, 1.0, 0.0, 0.05, key=state.page_widget("dumps", "min_ratio"))
+min_ratio = middle.slider(
+    t("dumps.min_ratio"), 0.0, 1.0, 0.0, 0.05, key=state.page_widget("dumps", "min_ratio")
+)
 text = right.text_input(t("dumps.search"), key=state.page_widget("dumps", "search"))
 retried_only = far.checkbox(t("dumps.retried"), key=state.page_widget("dumps", "retried"))
-shown = tables.filter_dumps(frame, sessions=sessions, min_ratio=min_ratio, text=text, retried_only=retried_only)
+shown = tables.filter_dumps(
+    frame, sessions=sessions, min_ratio=min_ratio, text=text, retried_only=retried_only
+)
 st.caption(t("dumps.count", shown=len(shown), total=len(frame)))
 if shown.empty:
     st.info(t("dumps.filtered_out"))
     st.stop()
 
 labels = chart_labels()
-ratio_tab, scatter_tab, time_tab = st.tabs([t("dumps.chart.ratio"), t("dumps.chart.before_after"), t("dumps.chart.time")])
+ratio_tab, scatter_tab, time_tab = st.tabs(
+    [t("dumps.chart.ratio"), t("dumps.chart.before_after"), t("dumps.chart.time")]
+)
 ratio_tab.plotly_chart(charts.reduction_histogram(shown, labels=labels), key="dumps_ratio")
 scatter_tab.plotly_chart(charts.before_vs_after(shown, labels=labels), key="dumps_scatter")
 time_tab.plotly_chart(charts.over_time(shown, labels=labels), key="dumps_time")
 
 pages = tables.page_count(len(shown), PAGE_SIZE)
 page = st.number_input(
-    t("dumps.page", pages=pages), min_value=1, max_value=pages, value=1, step=1, key=state.page_widget("dumps", "page")
+    t("dumps.page", pages=pages),
+    min_value=1,
+    max_value=pages,
+    value=1,
+    step=1,
+    key=state.page_widget("dumps", "page"),
 )
 st.dataframe(
     tables.page_of(shown, int(page), PAGE_SIZE).drop(columns=["path"]),
@@ -130,9 +149,19 @@ columns[0].metric(t("metric.tokens_before"), f"{record.tokens_before:,}")
 columns[1].metric(t("metric.tokens_after"), f"{record.tokens_after:,}")
 columns[2].metric(t("metric.saved"), f"{record.reduction_ratio:.1%}")
 columns[3].metric(t("metric.context_max"), f"{record.context_max:,}")
-columns[4].metric(t("metric.span_counts"), f"{record.prefix_count} / {record.compress_count} / {record.tail_count}")
-st.caption(plain(t("dumps.record", session=record.session_id, context=record.context_id,
-                   backend=record.backend or t("dumps.openjiuwen_dump"))))
+columns[4].metric(
+    t("metric.span_counts"), f"{record.prefix_count} / {record.compress_count} / {record.tail_count}"
+)
+st.caption(
+    plain(
+        t(
+            "dumps.record",
+            session=record.session_id,
+            context=record.context_id,
+            backend=record.backend or t("dumps.openjiuwen_dump"),
+        )
+    )
+)
 
 names = ["messages", "span", "prompt", "reply", "summary", "debug", "rerun"]
 tabs = st.tabs([t(f"dumps.tab.{name}") for name in names])
@@ -196,7 +225,9 @@ with tabs[6]:
             try:
                 from compressor.backends import ReplayBackend
 
-                backend = ReplayBackend.from_dump(path) if backend_choice == "replay" else state.live_backend()
+                backend = (
+                    ReplayBackend.from_dump(path) if backend_choice == "replay" else state.live_backend()
+                )
             except (ValueError, OSError) as error:
                 status.update(label=t("compact.config_error"), state="error")
                 st.error(plain(str(error)))

@@ -42,12 +42,21 @@ if report:
         if outcome.ok:
             formats = sorted({c.source_format for c in outcome.conversations})
             st.success(
-                plain(t("load.ok", file=outcome.file, count=len(outcome.conversations), format=", ".join(formats)))
+                plain(
+                    t(
+                        "load.ok",
+                        file=outcome.file,
+                        count=len(outcome.conversations),
+                        format=", ".join(formats),
+                    )
+                )
             )
         else:
             st.error(plain(outcome.error or outcome.file))
 
-upload_tab, samples_tab, server_tab = st.tabs([t("load.tab.upload"), t("load.tab.samples"), t("load.tab.server")])
+upload_tab, samples_tab, server_tab = st.tabs(
+    [t("load.tab.upload"), t("load.tab.samples"), t("load.tab.server")]
+)
 
 # -- upload ---------------------------------------------------------------------------------------
 with upload_tab:
@@ -84,14 +93,17 @@ with server_tab:
     if choice is not None:
         left, right = st.columns(2)
         entry = choice.entry
-        if entry is not None and not entry.is_dir:
-            if left.button(t("load.open_file"), key=state.page_widget("load", "open_file"), type="primary"):
-                try:
-                    found = state.load_root_file(choice.root, entry.relative)
-                except (roots.OutsideRootError, OSError) as error:
-                    st.error(plain(str(error)))
-                else:
-                    keep("root", found)
+        if (
+            entry is not None
+            and not entry.is_dir
+            and left.button(t("load.open_file"), key=state.page_widget("load", "open_file"), type="primary")
+        ):
+            try:
+                found = state.load_root_file(choice.root, entry.relative)
+            except (roots.OutsideRootError, OSError) as error:
+                st.error(plain(str(error)))
+            else:
+                keep("root", found)
         folder = entry.relative if entry is not None and entry.is_dir else choice.folder
         review_label = plain(t("load.review_folder", folder=roots.root_label(choice.root) + folder))
         if right.button(review_label, key=state.page_widget("load", "review")):

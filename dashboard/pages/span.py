@@ -40,15 +40,26 @@ if not analysis.config.model_configured:
 (st.success if decision.hit else st.info)(explain(decision))
 if analysis.total_source == "usage":
     usage = analysis.profile.total
-    st.caption(t("span.total_usage", index=usage.usage_index, reported=usage.reported_tokens, total=analysis.total_tokens))
+    st.caption(
+        t(
+            "span.total_usage",
+            index=usage.usage_index,
+            reported=usage.reported_tokens,
+            total=analysis.total_tokens,
+        )
+    )
 else:
     st.caption(t("span.total_counted", counter=t(f"counter.{analysis.counter}"), total=analysis.total_tokens))
 
 columns = st.columns(5)
-columns[0].metric(t("metric.total"), f"{analysis.total_tokens:,}", help=t(f"metric.total_{analysis.total_source}"))
+columns[0].metric(
+    t("metric.total"), f"{analysis.total_tokens:,}", help=t(f"metric.total_{analysis.total_source}")
+)
 columns[1].metric(t("metric.threshold"), f"{analysis.threshold:,}", help=t("metric.threshold_help"))
 columns[2].metric(t("metric.context_max"), f"{analysis.context_max:,}", help=capacity_text(analysis.capacity))
-span_tokens = decision.target_tokens if decision.target_tokens is not None else analysis.segment_tokens["compress"]
+span_tokens = (
+    decision.target_tokens if decision.target_tokens is not None else analysis.segment_tokens["compress"]
+)
 columns[3].metric(t("metric.span_tokens"), f"{span_tokens:,}")
 columns[4].metric(t("metric.min_target"), f"{analysis.min_target_tokens:,}", help=t("metric.min_target_help"))
 
@@ -107,7 +118,9 @@ st.plotly_chart(
 # -- the messages ---------------------------------------------------------------------------------
 st.subheader(t("span.messages"))
 st.dataframe(
-    tables.message_table(frame, segment_names(), {"last_user": t("note.last_user"), "internal": t("note.internal")}),
+    tables.message_table(
+        frame, segment_names(), {"last_user": t("note.last_user"), "internal": t("note.internal")}
+    ),
     hide_index=True,
     column_config={"preview": st.column_config.TextColumn(width="large")},
 )
@@ -127,5 +140,11 @@ if conversation.messages:
     row = analysis.per_message[int(index)]
     show_message(
         conversation.messages[int(index)],
-        t("span.message_heading", index=row.index, role=row.role, tokens=row.tokens, segment=segment_names()[row.segment]),
+        t(
+            "span.message_heading",
+            index=row.index,
+            role=row.role,
+            tokens=row.tokens,
+            segment=segment_names()[row.segment],
+        ),
     )
