@@ -50,7 +50,7 @@ class TestInspect:
         lines = [json.loads(line) for line in out.splitlines()]
         assert code == 0 and len(lines) == 2
         for line in lines:
-            assert REQUIRED_INSPECT_KEYS <= set(line)
+            assert set(line) >= REQUIRED_INSPECT_KEYS
             assert set(line["span"]) >= {"prefix", "compress", "tail"}
             assert set(line["decision"]) >= {"hit", "reason", "target_tokens"}
             assert set(line["per_message"][0]) == {"index", "role", "tokens", "segment", "internal"}
@@ -95,7 +95,7 @@ class TestCompact:
         code, out, _ = run("compact", str(DEMO), "--backend", "offline", "--context-max", "16000", "--force",
                            "--keep-recent", "3", "--dump-dir", str(tmp_path / "dumps"), "--out", str(out_file), "--json")
         result: dict[str, Any] = json.loads(out)
-        assert code == 0 and REQUIRED_COMPACT_KEYS <= set(result)
+        assert code == 0 and set(result) >= REQUIRED_COMPACT_KEYS
         assert result["status"] == "compacted" and result["tokens_after"] < result["tokens_before"]
         assert Path(result["dump_path"]).exists()
         assert json.loads(out_file.read_text())["messages"][1:] == result["messages"]

@@ -74,7 +74,7 @@ class TestOutcomes:
         conv = conversation()
         result = compact(compressor_for(OfflineBackend(), dump_dir=tmp_path), conv)
         assert result.status == "compacted" and result.decision.hit
-        prefix, compress, tail = result.span_counts
+        prefix, _, tail = result.span_counts
         # system is not context (3 prefix messages); keeping 2 pulls in the call of the kept result: tail 3
         assert (prefix, tail) == (3, 3)
         new = list(result.messages)
