@@ -1,0 +1,120 @@
+"""The dashboard served by ``streamlit run`` on 127.0.0.1, and Debian's Chromium driven by Playwright.
+
+Under ``CI=true`` a missing Chromium is a failure, never a skip: CI installs it in ``.ci/run``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
+SCREENSHOTS = REPO / "docs" / "screenshots"
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+STARTUP_SECONDS = 60.0
+
+
+def chromium_path() -> str | None:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def chromium_executable() -> str:
+    path = chromium_path()
+    if path is None:
+        message = "Debian's chromium is not installed (apt-get install chromium); .ci/run installs it"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def dashboard_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start the app as a user would (``streamlit run``) and wait until its health check answers."""
+    port = _free_port()
+    home = tmp_path_factory.mktemp("home")
+    env = {**os.environ, "HOME": str(home), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    env.pop("API_BASE", None)
+    env.pop("API_KEY", None)
+    log = (tmp_path_factory.mktemp("streamlit") / "server.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true"],
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + STARTUP_SECONDS
+    try:
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {process.returncode}; see {log.name}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not answer within {STARTUP_SECONDS:.0f} s; see {log.name}")
+            time.sleep(0.2)  # polling readiness of a separate process, not waiting for a fixed time
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_executable: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium_executable, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    opened = context.new_page()
+    opened.console_errors = []  # collected for tests that assert a clean console
+    opened.on("console", lambda message: opened.console_errors.append(message.text) if message.type == "error" else None)
+    yield opened
+    context.close()
