@@ -107,6 +107,30 @@ def reanalysis() -> Result:
     }
 
 
+@benchmark("dump_index")
+def dump_index() -> Result:
+    """Indexing 2,000 generated dumps: a warm re-index against a cold one (see bench_dumps.py)."""
+    from benchmarks.bench_dumps import run as run_dump_index
+
+    return run_dump_index()
+
+
+@benchmark("inspect_memory")
+def inspect_memory() -> Result:
+    """Peak memory of inspecting a 50,000-message conversation, per byte of its file (see bench_memory.py)."""
+    from benchmarks.bench_memory import run as run_inspect_memory
+
+    return run_inspect_memory()
+
+
+@benchmark("sweep")
+def sweep_settings() -> Result:
+    """100 settings of a 5,000-message run against one first analyze() of it (see bench_sweep.py)."""
+    from benchmarks.bench_sweep import run as run_sweep
+
+    return run_sweep()
+
+
 def main(argv: list[str]) -> int:
     names = argv or list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]

@@ -19,7 +19,7 @@ from pydantic import SecretStr, ValidationError
 
 from .analysis import Analysis, analyze
 from .config import CurrentRoundCompressorConfig, ModelClientConfig, ModelRequestConfig
-from .errors import CompressorError, ConversationFormatError
+from .errors import CompressorError, ConfigError, ConversationFormatError
 from .messages import Conversation
 from .tokens import COUNTER_NAMES
 
@@ -142,17 +142,24 @@ def cmd_inspect(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _backend(args: argparse.Namespace) -> Any:
+    """--backend wins; else an endpoint from --api-base or API_BASE (flags override the environment)."""
     from .backends import make_backend
 
-    if args.api_base:
-        client = ModelClientConfig(
-            api_base=args.api_base,
-            api_key=SecretStr(args.api_key or os.environ.get("API_KEY", "")),
-            timeout=args.timeout,
-        )
-        request = ModelRequestConfig(model=args.model_name or os.environ.get("MODEL_NAME") or "default")
-        return make_backend("openai", client_config=client, request=request)
-    return make_backend(args.backend)
+    if args.backend:
+        return make_backend(args.backend)
+    base = args.api_base or os.environ.get("API_BASE", "").strip()
+    if not base:
+        return make_backend("offline")
+    model = args.model_name or os.environ.get("MODEL_NAME", "").strip()
+    if not model:
+        raise ConfigError("an endpoint needs a model name: pass --model NAME or set MODEL_NAME")
+    client = ModelClientConfig(
+        client_provider=os.environ.get("MODEL_PROVIDER", "").strip() or "OpenAI",
+        api_base=base,
+        api_key=SecretStr(args.api_key or os.environ.get("API_KEY", "")),
+        timeout=args.timeout,
+    )
+    return make_backend("openai", client_config=client, request=ModelRequestConfig(model=model))
 
 
 def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -287,14 +294,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_dashboard(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import subprocess
-
-    app = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
-    if not app.exists():
-        _bad(f"{app}: dashboard not found (install compaction-lab from a source checkout)", err)
+    # The CLI is the one place the library starts the UI; nothing else in compressor imports dashboard.
+    try:
+        from dashboard.launch import launch
+    except ImportError:
+        _bad("the dashboard is not installed beside the compressor (use a source checkout: make dashboard)", err)
         return EXIT_BAD_INPUT
-    command = [sys.executable, "-m", "streamlit", "run", str(app), *args.streamlit_args]
-    return subprocess.call(command, cwd=app.parent.parent)
+    return launch(args.streamlit_args)
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -16,7 +16,7 @@ from .analysis import Analysis, analyze
 from .backends import Backend, make_backend
 from .backends.base import ModelReply
 from .compaction_result import Attempt, CompactionResult, Status
-from .config import CurrentRoundCompressorConfig
+from .config import CurrentRoundCompressorConfig, ModelClientConfig
 from .dumps import DebugLog, LabExtension, build_dump_record, resolve_dump_dir, span_built_fields, write_dump
 from .errors import BackendError, ErrorKind, classify_exception
 from .messages import Conversation, Message
@@ -373,7 +373,7 @@ def _with_ratio(attempt: Attempt, ratio: float) -> Attempt:
 
 
 def _secrets(owner: CurrentRoundCompressor) -> Sequence[str]:
-    client = owner.config.model_client
-    key = client.api_key.get_secret_value() if client is not None else ""
-    backend_key = getattr(owner.backend, "secret", None)
-    return [s for s in (key, backend_key) if isinstance(s, str) and s]
+    """Every key this compaction could know: never to be written to a dump or the debug log."""
+    configs = (owner.config.model_client, getattr(owner.backend, "client_config", None))
+    keys = {c.api_key.get_secret_value() for c in configs if isinstance(c, ModelClientConfig)}
+    return sorted(key for key in keys if key)

@@ -6,6 +6,7 @@ writers never interleave lines; a failure to write is collected in ``errors`` an
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -191,13 +192,22 @@ def append_line(path: Path, line: str) -> None:
     """Append one line with a single write on an O_APPEND descriptor (creating the directory if needed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     data = line.encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
     try:
+        # The lock makes "is the last line torn?" and the write one step for every writer on this machine.
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if _ends_torn(fd):
+            data = b"\n" + data  # a torn last line (disk full, crash) must not swallow this record
         written = os.write(fd, data)
         if written != len(data):  # a short write on a regular file means the disk is full
             raise OSError(28, f"short write ({written} of {len(data)} bytes)")
     finally:
         os.close(fd)
+
+
+def _ends_torn(fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
 
 
 def read_debug_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

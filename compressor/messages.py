@@ -136,6 +136,14 @@ class Message(BaseModel):
             raise ValueError(f"only assistant messages carry tool_calls, not {self.role}")
         return self
 
+    def __eq__(self, other: object) -> bool:
+        # A message's value is its fields; the private token cache is not part of it.
+        if not isinstance(other, Message):
+            return NotImplemented
+        return self.__dict__ == other.__dict__ and self.__pydantic_extra__ == other.__pydantic_extra__
+
+    __hash__ = None  # type: ignore[assignment]
+
     # -- derived views -------------------------------------------------------------------------
 
     @property
@@ -271,6 +279,14 @@ class Conversation(BaseModel):
 
     # Token profiles per counter name (see tokens.profile); safe because the value is frozen.
     _profiles: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        # Cached token profiles are not part of a conversation's value.
+        if not isinstance(other, Conversation):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]
 
     @model_validator(mode="after")
     def _system_only_in_system(self) -> Conversation:

@@ -155,12 +155,16 @@ def build_reinjection(
     if not selected:
         return None
     selected.reverse()  # newest-first selection, chronological output
+    return reinjection_from_files(selected)
 
-    section, section_truncated = cap_text(render_section(selected), SECTION_CHAR_CAP, SECTION_CUT_MARKER)
+
+def reinjection_from_files(files: Sequence[ReinjectedFile]) -> Reinjection:
+    """The recovered-context message for files already selected, in chronological order (section capped)."""
+    section, section_truncated = cap_text(render_section(files), SECTION_CHAR_CAP, SECTION_CUT_MARKER)
     content = f"{OPEN_TAG}\n<instruction>\n{INSTRUCTION}\n</instruction>\n\n{SECTION_OPEN}\n{section}\n{SECTION_CLOSE}\n{CLOSE_TAG}"
     return Reinjection(
         message=Message(role="user", content=content),
-        files=tuple(selected),
+        files=tuple(files),
         section_truncated=section_truncated,
     )
 
@@ -218,6 +222,11 @@ def _result_index(messages: Sequence[Message], start: int, end: int, call_id: st
 
 
 # -- one snapshot --------------------------------------------------------------------------------
+
+
+def read_snapshot(call: ToolCall, result: Message, result_index: int) -> ReinjectedFile | None:
+    """What a read call's result contributes (path, lines, text), or None when it names no file."""
+    return _snapshot(call, result, result_index)
 
 
 def _snapshot(call: ToolCall, result: Message, result_index: int) -> ReinjectedFile | None:

@@ -129,8 +129,9 @@ class TokenCounter(ABC):
         """``message_tokens`` for many messages, tokenising the uncached ones in one batch."""
         name = self.name
         caches = [_token_cache(m) for m in messages]
-        pending = [m for m, c in zip(messages, caches, strict=True) if name not in c]
-        if pending:
+        pending_all = [m for m, c in zip(messages, caches, strict=True) if name not in c]
+        for begin in range(0, len(pending_all), 4096):
+            pending = pending_all[begin : begin + 4096]
             texts: list[str] = []
             for message in pending:
                 texts.append(f"<|start|>{message.role}\n{message.text}<|end|>")

@@ -18,7 +18,7 @@ import streamlit as st  # noqa: E402
 from compressor.tokens import COUNTER_NAMES  # noqa: E402
 from compressor.windows import model_windows  # noqa: E402
 from dashboard import state  # noqa: E402
-from dashboard.i18n import LANGUAGE_NAMES, capacity_text, t  # noqa: E402
+from dashboard.i18n import LANGUAGE_NAMES, capacity_text, option_labels, t  # noqa: E402
 from dashboard.settings import (  # noqa: E402
     CONTEXT_MAX_MAX,
     KEEP_MAX,
@@ -29,29 +29,41 @@ from dashboard.settings import (  # noqa: E402
     TRIGGER_MIN,
 )
 
-_HERE = Path(__file__).resolve().parent
+APP_DIR = Path(__file__).resolve().parent
 
-#: (file, title key, icon, url path). The first group is the conversation at hand, the second whole runs.
+#: (file, title key, url path). The first group is the conversation at hand, the second whole runs.
+#: No icons: Streamlit turns the current page's material icon into a favicon fetched from fonts.gstatic.com.
+#: The page files live in views/, not pages/: Streamlit treats a `pages/` folder beside the entry script as
+#: a legacy multipage app until st.navigation first runs, which changes every widget's id after the first
+#: run of a fresh server (losing the sidebar values) and breaks AppTest after any rerun.
 CONVERSATION_PAGES = (
-    ("pages/load.py", "nav.load", ":material/upload_file:", "load"),
-    ("pages/span.py", "nav.span", ":material/view_timeline:", "span"),
-    ("pages/compact.py", "nav.compact", ":material/compress:", "compact"),
+    ("views/load.py", "nav.load", "conversations"),
+    ("views/span.py", "nav.span", "span-trigger"),
+    ("views/compact.py", "nav.compact", "live-compaction"),
 )
 RUN_PAGES = (
-    ("pages/dumps.py", "nav.dumps", ":material/folder_open:", "dumps"),
+    ("views/dumps.py", "nav.dumps", "dump-review"),
     # Added when their files exist (issue 5): replay and tuning of a whole run, and a stakeholder demo.
-    ("pages/tune.py", "nav.tune", ":material/tune:", "tune"),
-    ("pages/demo.py", "nav.demo", ":material/slideshow:", "demo"),
+    ("views/tune.py", "nav.tune", "tune-settings"),
+    ("views/demo.py", "nav.demo", "demo-run"),
 )
-DEFAULT_PAGE = "pages/span.py"
+DEFAULT_PAGE = "views/span.py"
 
 
-def _page(file: str, title_key: str, icon: str, url_path: str) -> st.Page:
-    return st.Page(file, title=t(title_key), icon=icon, url_path=url_path, default=file == DEFAULT_PAGE)
+def _page(file: str, title_key: str, url_path: str) -> st.Page:
+    return st.Page(file, title=t(title_key), url_path=url_path, default=file == DEFAULT_PAGE)
 
 
-def _pages(specs: tuple[tuple[str, str, str, str], ...]) -> list[st.Page]:
-    return [_page(*spec) for spec in specs if (_HERE / spec[0]).is_file()]
+PageSpec = tuple[str, str, str]
+
+
+def available(specs: tuple[PageSpec, ...]) -> list[PageSpec]:
+    """The pages whose file exists (Tune and Demo appear once they are written)."""
+    return [spec for spec in specs if (APP_DIR / spec[0]).is_file()]
+
+
+def _pages(specs: tuple[PageSpec, ...]) -> list[st.Page]:
+    return [_page(*spec) for spec in available(specs)]
 
 
 def sidebar() -> None:
@@ -63,6 +75,7 @@ def sidebar() -> None:
             format_func=lambda code: LANGUAGE_NAMES[code],
             key=state.W_LANG,
             horizontal=True,
+            on_change=state.on_language_change,
         )
         loaded = state.items()
         if loaded:
@@ -101,7 +114,7 @@ def sidebar() -> None:
         mode = st.radio(
             t("sidebar.capacity"),
             ("number", "model"),
-            format_func=lambda value: t(f"sidebar.capacity.{value}"),
+            format_func=option_labels("sidebar.capacity."),
             key=state.W_CAPACITY_MODE,
             horizontal=True,
             help=t("sidebar.capacity_help"),
@@ -126,7 +139,7 @@ def sidebar() -> None:
         st.selectbox(
             t("sidebar.counter"),
             COUNTER_NAMES,
-            format_func=lambda name: t(f"counter.{name}"),
+            format_func=option_labels("counter."),
             key=state.W_COUNTER,
             help=t("sidebar.counter_help"),
         )
@@ -135,14 +148,16 @@ def sidebar() -> None:
 
 
 def main() -> None:
-    st.set_page_config(page_title="compaction-lab", page_icon=":material/compress:", layout="wide")
+    # No page_icon either: a local server must not need fonts.gstatic.com for its favicon.
+    st.set_page_config(page_title="compaction-lab", layout="wide")
     state.init_session()
+    sidebar()
     navigation = st.navigation(
         {t("nav.group.conversation"): _pages(CONVERSATION_PAGES), t("nav.group.runs"): _pages(RUN_PAGES)}
     )
-    sidebar()
     state.sync_query_params(state.settings())
     navigation.run()
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs the entry script as __main__; importing it draws nothing
+    main()

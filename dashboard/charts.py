@@ -22,7 +22,9 @@ COLORS: dict[str, str] = {
     "unanchored": "#C9C3BE",
     "memory": "#B279A2",
     "reinjection": "#E45756",
-    "threshold": "#D62728",
+    "window_hit": "#EE9A9D",
+    "compressed": "#F58518",
+    "threshold": "#B91C1C",
     "min_target": "#9467BD",
     "context_max": "#333333",
     "before": "#F58518",
@@ -220,7 +222,10 @@ def window_gauge(
     hit: bool,
     labels: Mapping[str, str] | None = None,
 ) -> go.Figure:
-    """Two bars against ``context_max``: the window total with the threshold line, the span with the minimum."""
+    """Two bars against ``context_max``: the window total with the threshold line, the span with the minimum.
+
+    The window bar turns red when the trigger fires (``hit``), so the picture agrees with the decision.
+    """
     names = _names(labels)
     rows = [names["window"], names["span"]]
     fig = go.Figure(
@@ -228,9 +233,10 @@ def window_gauge(
             orientation="h",
             x=[total_tokens, span_tokens],
             y=rows,
-            marker_color=[COLORS["threshold"] if hit else COLORS["prefix"], COLORS["compress"]],
+            marker_color=[COLORS["window_hit"] if hit else COLORS["prefix"], COLORS["compress"]],
             text=[f"{total_tokens:,}", f"{span_tokens:,}"],
-            textposition="auto",
+            textposition="inside",
+            insidetextanchor="end",
             hovertemplate="%{y}: %{x:,}<extra></extra>",
             showlegend=False,
         )
@@ -244,18 +250,10 @@ def window_gauge(
             type="line",
             x0=value,
             x1=value,
-            y0=row - 0.45,
-            y1=row + 0.45,
+            y0=row - 0.5,
+            y1=row + 0.5,
             line={"color": COLORS[key], "width": 3, "dash": dash},
             name=key,
-        )
-        fig.add_annotation(
-            x=value,
-            y=row + 0.45,
-            text=f"{names[key]} {value:,}",
-            showarrow=False,
-            yanchor="bottom",
-            font={"color": COLORS[key]},
         )
     fig.add_shape(
         type="line",
@@ -266,15 +264,36 @@ def window_gauge(
         line={"color": COLORS["context_max"], "width": 2},
         name="context_max",
     )
+    # Labels never sit on a bar's number: threshold and context_max above the plot, the minimum beside its line.
+    for key, value in (("threshold", threshold), ("context_max", context_max)):
+        fig.add_annotation(
+            x=value,
+            y=1.0,
+            yref="paper",
+            yanchor="bottom",
+            text=f"{names[key]} {value:,}",
+            showarrow=False,
+            font={"color": COLORS[key]},
+            name=key,
+        )
     fig.add_annotation(
-        x=context_max, y=-0.5, text=f"{names['context_max']} {context_max:,}", showarrow=False, yanchor="top"
+        x=min_target_tokens,
+        y=rows[1],
+        xanchor="left",
+        xshift=6,
+        text=f"{names['min_target']} {min_target_tokens:,}",
+        showarrow=False,
+        font={"color": COLORS["min_target"]},
+        bgcolor="rgba(255,255,255,0.85)",
+        name="min_target",
     )
     upper = max(context_max, total_tokens, span_tokens, threshold) * 1.08
     fig.update_layout(
-        height=230,
-        margin={"l": 10, "r": 10, "t": 30, "b": 30},
+        height=260,
+        margin={"l": 10, "r": 10, "t": 40, "b": 40},
         xaxis={"range": [0, upper], "title": names["tokens"]},
         yaxis={"autorange": "reversed"},
+        bargap=0.35,
     )
     return fig
 
@@ -311,7 +330,7 @@ def before_after(
         barmode="stack",
         height=220,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "traceorder": "normal"},
         xaxis_title=names["tokens"],
         yaxis={"autorange": "reversed"},
     )

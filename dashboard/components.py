@@ -111,9 +111,13 @@ def folder_browser(
         entries = roots.list_folder(root, folder, suffixes=suffixes)
     st.text(t("browse.here", path=roots.root_label(root) + folder))
     up, _ = st.columns([1, 4])
-    if up.button(t("browse.up"), disabled=not folder, key=state.browse_widget(page, "up")):
-        state.set_browse_position(page, root_index, roots.parent_of(folder))
-        st.rerun()
+    up.button(
+        t("browse.up"),
+        disabled=not folder,
+        key=state.browse_widget(page, "up"),
+        on_click=state.set_browse_position,
+        args=(page, root_index, roots.parent_of(folder)),
+    )
     if not entries:
         st.caption(t("browse.empty"))
         return FolderChoice(root_index, root, folder, None)
@@ -124,13 +128,13 @@ def folder_browser(
         key=state.browse_widget(page, f"entry:{root_index}:{folder}"),
     )
     entry = entries[int(picked)] if picked is not None else None
-    if (
-        entry is not None
-        and entry.is_dir
-        and st.button(t("browse.open"), key=state.browse_widget(page, "open"))
-    ):
-        state.set_browse_position(page, root_index, entry.relative)
-        st.rerun()
+    if entry is not None and entry.is_dir:
+        st.button(
+            t("browse.open"),
+            key=state.browse_widget(page, "open"),
+            on_click=state.set_browse_position,
+            args=(page, root_index, entry.relative),
+        )
     return FolderChoice(root_index, root, folder, entry)
 
 

@@ -6,7 +6,7 @@ only our own wording lives here: message content is never translated or formatte
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from compressor.trigger import Decision
@@ -86,6 +86,14 @@ EN: dict[str, str] = {
     "reason.no_compressible_span": "there is nothing to compress after the last user request",
     "reason.target_below_min": "the span to compress is smaller than the minimum worth compressing",
     "reason.reached_threshold": "the window reached the threshold and the span is big enough",
+    "reason.context_overflow": "the request was larger than the model's context window",
+    "reason.rate_limit": "the endpoint is rate limiting requests",
+    "reason.authentication": "the endpoint refused the credentials",
+    "reason.timeout": "the model did not answer in time",
+    "reason.server_unstable": "the endpoint had a server error",
+    "reason.api_request_error": "the endpoint rejected the request as invalid",
+    "reason.unknown": "the call failed for an unrecognised reason",
+    "reason.empty_summary": "the model's reply held no summary text",
     # segments and chart labels
     "segment.system": "system",
     "segment.prefix": "preserved prefix",
@@ -162,7 +170,7 @@ EN: dict[str, str] = {
     "load.tab.server": "Files on the server",
     "load.upload": "Conversation files",
     "load.upload_help": "JSON, JSONL, .traj, or a zip of such files (up to 200 MB in total).",
-    "load.reading": "Reading the files…",
+    "load.pick_hint": "Several conversations were loaded: the first is shown; pick another in the sidebar.",
     "load.no_samples": "No bundled samples were found in dashboard/samples/.",
     "load.sample": "Sample",
     "load.sample_help": "demo-conversation.json is an openJiuwen agent run fixing a failing test.",
@@ -366,6 +374,14 @@ ZH: dict[str, str] = {
     "reason.no_compressible_span": "最后一条用户请求之后没有可压缩的内容",
     "reason.target_below_min": "待压缩片段小于值得压缩的最小值",
     "reason.reached_threshold": "窗口达到阈值且片段足够大",
+    "reason.context_overflow": "请求超过了模型的上下文窗口",
+    "reason.rate_limit": "接口正在限流",
+    "reason.authentication": "接口拒绝了凭据",
+    "reason.timeout": "模型没有按时回复",
+    "reason.server_unstable": "接口发生了服务器错误",
+    "reason.api_request_error": "接口认为请求无效并拒绝",
+    "reason.unknown": "调用因未知原因失败",
+    "reason.empty_summary": "模型的回复中没有摘要文本",
     "segment.system": "系统",
     "segment.prefix": "保留前缀",
     "segment.compress": "待压缩",
@@ -437,7 +453,7 @@ ZH: dict[str, str] = {
     "load.tab.server": "服务器上的文件",
     "load.upload": "会话文件",
     "load.upload_help": "JSON、JSONL、.traj，或由这些文件组成的 zip（总计不超过 200 MB）。",
-    "load.reading": "正在读取文件…",
+    "load.pick_hint": "加载了多个会话：当前显示第一个；可在侧边栏选择其他会话。",
     "load.no_samples": "在 dashboard/samples/ 中没有找到内置示例。",
     "load.sample": "示例",
     "load.sample_help": "demo-conversation.json 是一个 openJiuwen 智能体修复失败测试的运行记录。",
@@ -620,6 +636,16 @@ def current_language() -> str:
 def t(key: str, **fmt: Any) -> str:
     """``translate`` in the language chosen in the sidebar."""
     return translate(current_language(), key, **fmt)
+
+
+def option_labels(prefix: str, language: str | None = None) -> Callable[[Any], str]:
+    """A widget ``format_func`` showing ``prefix + value`` in the language of this run.
+
+    The language is fixed when the function is made: Streamlit may call a format_func after the run
+    (to map a stored value back to its label), when the session's language can no longer be read.
+    """
+    fixed = language or current_language()
+    return lambda value: translate(fixed, f"{prefix}{value}")
 
 
 def segment_names(language: str | None = None) -> dict[str, str]:

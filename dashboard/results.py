@@ -7,7 +7,7 @@ message text, prompts and replies are shown as text only.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
+import importlib
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +24,12 @@ SESSION_ID = "dashboard"
 
 
 def compaction_available() -> bool:
-    """True once ``compressor.compactor`` is importable (it is written alongside the dashboard)."""
+    """True when ``compressor.compactor`` imports (a broken build shows an empty state, not a traceback)."""
     try:
-        return importlib.util.find_spec("compressor.compactor") is not None
-    except (ImportError, ValueError):
+        importlib.import_module("compressor.compactor")
+    except Exception:  # any import-time failure means: no live compaction in this build
         return False
+    return True
 
 
 def run_compaction(
@@ -43,7 +44,8 @@ def run_compaction(
     """``CurrentRoundCompressor(...).compact(...)`` with the sidebar settings; returns the CompactionResult."""
     from compressor.compactor import CurrentRoundCompressor
 
-    model, client = state.live_configs()
+    # With the key: the compactor passes it to the dump writer, which refuses to write it anywhere.
+    model, client = state.live_configs(with_key=True)
     compressor = CurrentRoundCompressor(
         settings.config(model=model, model_client=client),
         backend,
@@ -126,7 +128,7 @@ def show_result(result: Any, *, key: str) -> None:
         st.code(result.prompt or "", language=None, wrap_lines=True)
     with tabs[2]:
         st.caption(t("result.request", messages=len(result.request_messages), tokens=result.request_tokens))
-        st.dataframe(tables.messages_table(result.request_messages), hide_index=True)
+        st.dataframe(tables.messages_table(result.request_messages, result.analysis.counter), hide_index=True)
         message_picker(
             result.request_messages, state.page_widget(key, "request_message"), t("result.request_message")
         )
@@ -139,7 +141,7 @@ def show_result(result: Any, *, key: str) -> None:
             st.caption(t("result.no_attempts"))
     with tabs[5]:
         st.caption(t("result.context", messages=len(result.messages)))
-        st.dataframe(tables.messages_table(result.messages), hide_index=True)
+        st.dataframe(tables.messages_table(result.messages, result.analysis.counter), hide_index=True)
         message_picker(
             result.messages, state.page_widget(key, "context_message"), t("result.context_message")
         )

@@ -124,8 +124,8 @@ def list_folder(
 
 
 def root_label(root: Path) -> str:
-    """How a root is shown: relative to the project when it lies inside it, else its full path."""
+    """How a root is shown, ending in "/": relative to the project when it lies inside it, else in full."""
     try:
         return root.resolve().relative_to(PROJECT_DIR).as_posix() + "/"
     except ValueError:
-        return str(root)
+        return str(root).rstrip("/\\") + "/"

@@ -70,6 +70,18 @@ class Settings:
         """The model name analyze() looks up in the window table (None when a number is used)."""
         return self.model if self.capacity_mode == "model" else None
 
+    @property
+    def compaction_key(self) -> tuple[Any, ...]:
+        """Every setting that changes a compaction's result (the language does not)."""
+        return (
+            self.trigger_context_ratio,
+            self.min_target_context_ratio,
+            self.keep_recent_messages,
+            self.explicit_context_max,
+            self.capacity_model,
+            self.counter,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 

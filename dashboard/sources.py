@@ -71,7 +71,11 @@ def parse_file(file: str, data: bytes) -> FileOutcome:
 
 
 def expand_zip(
-    file: str, data: bytes, *, suffixes: Sequence[str] = MEMBER_SUFFIXES
+    file: str,
+    data: bytes,
+    *,
+    suffixes: Sequence[str] = MEMBER_SUFFIXES,
+    max_total_bytes: int = MAX_TOTAL_BYTES,
 ) -> tuple[list[tuple[str, bytes]], list[str]]:
     """The readable members of a zip as ``(archive/member, bytes)``, and one error per refused member.
 
@@ -89,13 +93,13 @@ def expand_zip(
         if len(infos) > MAX_ZIP_MEMBERS:
             return [], [f"{file}: holds {len(infos)} files, more than the {MAX_ZIP_MEMBERS} allowed"]
         declared = sum(info.file_size for info in infos)
-        if declared > MAX_TOTAL_BYTES:
+        if declared > max_total_bytes:
             return [], [
-                f"{file}: unpacks to {declared / 2**20:.1f} MB, over the {MAX_TOTAL_BYTES // 2**20} MB limit"
+                f"{file}: unpacks to {_megabytes(declared)}, over the {_megabytes(max_total_bytes)} limit"
             ]
         members: list[tuple[str, bytes]] = []
         errors: list[str] = []
-        budget = MAX_TOTAL_BYTES
+        budget = max_total_bytes
         for info in infos:
             label = f"{file}/{info.filename}"
             if not info.filename.lower().endswith(tuple(suffixes)):
@@ -115,23 +119,46 @@ def expand_zip(
     return members, errors
 
 
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.1f} MB" if size % 2**20 else f"{size // 2**20} MB"
+
+
 def _ignored_member(name: str) -> bool:
     parts = PurePosixPath(name).parts
     return any(part.startswith(".") or part == "__MACOSX" for part in parts)
 
 
-def parse_upload(file: str, data: bytes) -> list[FileOutcome]:
+def parse_upload(file: str, data: bytes, *, max_total_bytes: int = MAX_TOTAL_BYTES) -> list[FileOutcome]:
     """One outcome per file: the upload itself, or each member of a zip."""
-    if len(data) > MAX_TOTAL_BYTES:
-        return [FileOutcome(file, error=f"{file}: is over the {MAX_TOTAL_BYTES // 2**20} MB limit")]
+    if len(data) > max_total_bytes:
+        return [FileOutcome(file, error=f"{file}: is over the {_megabytes(max_total_bytes)} limit")]
     if file.lower().endswith(".zip") or data[:4] == b"PK\x03\x04":
-        members, errors = expand_zip(file, data)
+        members, errors = expand_zip(file, data, max_total_bytes=max_total_bytes)
         outcomes = [FileOutcome(label, error=message) for label, message in _split(errors)]
         outcomes.extend(parse_file(label, body) for label, body in members)
         if not members and not errors:
             outcomes.append(FileOutcome(file, error=f"{file}: the archive holds no conversation files"))
         return outcomes
     return [parse_file(file, data)]
+
+
+def parse_uploads(
+    files: Sequence[tuple[str, bytes]], *, max_total_bytes: int = MAX_TOTAL_BYTES
+) -> list[FileOutcome]:
+    """Outcomes of several uploads; once their sizes add up past the limit, the rest are refused."""
+    outcomes: list[FileOutcome] = []
+    used = 0
+    for name, data in files:
+        used += len(data)
+        if used > max_total_bytes:
+            outcomes.append(
+                FileOutcome(
+                    name, error=f"{name}: refused, the upload is over the {_megabytes(max_total_bytes)} total"
+                )
+            )
+            continue
+        outcomes.extend(parse_upload(name, data, max_total_bytes=max_total_bytes))
+    return outcomes
 
 
 def _split(errors: Iterable[str]) -> list[tuple[str, str]]:
@@ -183,7 +210,7 @@ def save_uploaded_dumps(folder: Path, files: Sequence[tuple[str, bytes]]) -> lis
                 problems.append(f"{member}: skipped, not a .json dump or a .jsonl debug log")
                 continue
             if len(body) > MAX_TOTAL_BYTES:
-                problems.append(f"{member}: is over the {MAX_TOTAL_BYTES // 2**20} MB limit")
+                problems.append(f"{member}: is over the {_megabytes(MAX_TOTAL_BYTES)} limit")
                 continue
             (folder / safe_file_name(member)).write_bytes(body)
     return problems

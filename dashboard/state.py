@@ -11,7 +11,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import streamlit as st
 
@@ -21,15 +21,20 @@ from compressor.windows import Capacity, resolve_context_max
 
 from . import roots
 from .settings import (
-    CONTEXT_MAX_MAX,
     DEFAULTS,
-    KEEP_MAX,
     LANGUAGES,
+    Q_CONTEXT_MAX,
+    Q_COUNTER,
+    Q_KEEP,
+    Q_LANG,
+    Q_MIN_TARGET,
+    Q_MODEL,
+    Q_TRIGGER,
     Settings,
     from_query,
     to_query,
 )
-from .sources import FileOutcome, LoadedConversation, loaded_items, parse_upload
+from .sources import FileOutcome, LoadedConversation, loaded_items, parse_upload, parse_uploads
 
 if TYPE_CHECKING:
     from compressor.backends import Backend
@@ -69,10 +74,14 @@ W_SAMPLE = "w_sample"
 # Dump review page.
 W_DUMP_SOURCE = "w_dump_source"
 W_DUMP_UPLOAD = "w_dump_upload"
-W_DUMP_PAGE = "w_dump_page"
 W_DUMP_PICK = "w_dump_pick"
 W_RERUN_BACKEND = "w_rerun_backend"
 W_RERUN_FORCE = "w_rerun_force"
+
+#: Page widgets keep their values across page switches (Streamlit drops a widget's value otherwise).
+PERSIST: Literal["session"] = "session"
+#: Widgets whose option labels are translated: a language switch re-asserts their values (see on_language_change).
+LANGUAGE_SENSITIVE: tuple[str, ...] = (W_CAPACITY_MODE, W_COUNTER, W_BACKEND, W_DUMP_SOURCE, W_RERUN_BACKEND)
 
 # Plain session values.
 K_ITEMS = "loaded_items"  # dict[str, LoadedConversation], in load order
@@ -126,24 +135,29 @@ def _write_settings(settings: Settings) -> None:
 
 
 def settings() -> Settings:
-    """The settings the sidebar widgets hold now."""
+    """The settings the sidebar widgets hold now, checked the way a shared link is (never invalid)."""
     state = st.session_state
-    values: dict[str, Any] = {}
-    for widget, name in SETTING_WIDGETS.items():
-        values[name] = state.get(widget, getattr(DEFAULTS, name))
-    values["keep_recent_messages"] = min(max(int(values["keep_recent_messages"]), 0), KEEP_MAX)
-    values["context_max"] = min(max(int(values["context_max"]), 1), CONTEXT_MAX_MAX)
-    if values["language"] not in LANGUAGES:
-        values["language"] = DEFAULTS.language
-    return Settings(**values)
+    params: dict[str, Any] = {
+        Q_TRIGGER: state.get(W_TRIGGER),
+        Q_MIN_TARGET: state.get(W_MIN_TARGET),
+        Q_KEEP: state.get(W_KEEP),
+        Q_CONTEXT_MAX: state.get(W_CONTEXT_MAX),
+        Q_COUNTER: state.get(W_COUNTER),
+        Q_LANG: state.get(W_LANG),
+    }
+    if state.get(W_CAPACITY_MODE) == "model":
+        params[Q_MODEL] = state.get(W_MODEL)
+    return from_query({name: value for name, value in params.items() if value is not None})
+
+
+def apply_settings(new: Settings) -> None:
+    """Widget callback: put other settings in the sidebar, e.g. ``st.button(..., on_click=apply_settings,
+    args=(settings,))`` for a Tune page's "apply to sidebar" (callbacks run before the sidebar is drawn)."""
+    _write_settings(new)
 
 
 def request_settings(new: Settings) -> None:
-    """Ask for other sidebar settings (applied at the start of the next run), then rerun.
-
-    Pages run after the sidebar, so they cannot change its widgets directly; e.g. a Tune page's
-    "apply to sidebar" button calls this.
-    """
+    """Outside a callback: ask for other sidebar settings, applied at the start of a rerun started now."""
     st.session_state[K_PENDING_SETTINGS] = new
     st.rerun()
 
@@ -159,6 +173,15 @@ def sync_query_params(current: Settings) -> None:
     wanted = to_query(current)
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
+
+
+def on_language_change() -> None:
+    """Language radio callback. Streamlit stores a radio's or selectbox's value as its shown label, so a
+    label that changes language would no longer match and the widget would fall back to its default;
+    writing each value back as the Python value keeps the choice."""
+    for key in LANGUAGE_SENSITIVE:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
 
 
 def language() -> str:
@@ -217,6 +240,36 @@ def new_uploads(files: Sequence[Any], seen_key: str = K_SEEN_UPLOADS) -> list[An
     fresh = [f for f in files if f.file_id not in seen]
     seen.update(f.file_id for f in fresh)
     return fresh
+
+
+def _keep(origin: str, outcomes: Sequence[FileOutcome]) -> None:
+    add_items(loaded_items(origin, outcomes), select=True)
+    set_load_report(outcomes)
+
+
+# Widget callbacks of the Load page: they run before the script, so the sidebar shows the result at once.
+
+
+def on_upload() -> None:
+    """Parse the newly uploaded files (a zip counts as its members) and keep what loaded."""
+    fresh = new_uploads(st.session_state.get(W_UPLOAD) or [])
+    if fresh:
+        _keep("upload", parse_uploads([(upload.name, upload.getvalue()) for upload in fresh]))
+
+
+def on_open_sample() -> None:
+    name = st.session_state.get(W_SAMPLE)
+    if isinstance(name, str) and name:
+        _keep("sample", load_sample(name))
+
+
+def on_open_root_file(root_index: int, relative: str) -> None:
+    configured = roots.configured_roots()
+    try:
+        outcomes = load_root_file(configured[root_index], relative)
+    except (IndexError, roots.OutsideRootError, OSError) as error:
+        outcomes = [FileOutcome(relative, error=f"{relative}: {error}")]
+    _keep("root", outcomes)
 
 
 # -- analysis -------------------------------------------------------------------------------------
@@ -384,6 +437,15 @@ def session_temp_dir(key: str, prefix: str) -> Path:
     made = tempfile.mkdtemp(prefix=prefix)
     st.session_state[key] = made
     return Path(made)
+
+
+def dump_upload_dir() -> Path:
+    """This session's private folder of uploaded dumps."""
+    return session_temp_dir(K_DUMP_UPLOAD_DIR, "compaction-lab-dumps-")
+
+
+def new_dump_uploads(files: Sequence[Any]) -> list[Any]:
+    return new_uploads(files, K_DUMP_SEEN_UPLOADS)
 
 
 def live_dump_dir(keep: bool) -> Path:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from compressor.analysis import Analysis
 from compressor.messages import Conversation, Message
-from compressor.tokens import profile
+from compressor.tokens import get_counter, profile
 
 PREVIEW_CHARS = 120
 SEGMENTS: tuple[str, ...] = ("system", "prefix", "compress", "tail", "unanchored")
@@ -59,43 +59,46 @@ def message_preview(message: Message, limit: int = PREVIEW_CHARS) -> str:
 def span_frame(analysis: Analysis) -> pd.DataFrame:
     """One row per message of the window: system messages first, then the context with its segment."""
     conversation = analysis.conversation
-    rows: list[dict[str, Any]] = []
-    for number, (message, tokens) in enumerate(
-        zip(conversation.system, analysis.profile.system_tokens, strict=True), start=1
-    ):
-        rows.append(
-            {
-                "index": None,
-                "label": f"system {number}",
-                "role": message.role,
-                "tokens": tokens,
-                "segment": "system",
-                "internal": False,
-                "last_user": False,
-                "preview": message_preview(message),
-            }
-        )
+    system, context = conversation.system, conversation.messages
+    rows = analysis.per_message
     last_user = analysis.last_user_index
-    for row, message in zip(analysis.per_message, conversation.messages, strict=True):
-        rows.append(
-            {
-                "index": row.index,
-                "label": f"#{row.index}",
-                "role": row.role,
-                "tokens": row.tokens,
-                "segment": row.segment,
-                "internal": row.internal,
-                "last_user": row.index == last_user,
-                "preview": message_preview(message),
-            }
-        )
-    frame = pd.DataFrame(rows, columns=SPAN_COLUMNS[1:])
-    frame.insert(0, "position", range(len(frame)))
-    frame["index"] = frame["index"].astype("Int64")
-    frame["tokens"] = frame["tokens"].astype("int64")
-    frame["internal"] = frame["internal"].astype(bool)
-    frame["last_user"] = frame["last_user"].astype(bool)
-    return frame
+    return _frame(
+        index=[None] * len(system) + [row.index for row in rows],
+        labels=[f"system {n}" for n in range(1, len(system) + 1)] + [f"#{row.index}" for row in rows],
+        roles=[m.role for m in system] + [row.role for row in rows],
+        tokens=[*analysis.profile.system_tokens, *analysis.profile.tokens],
+        segments=["system"] * len(system) + [row.segment for row in rows],
+        internal=[False] * len(system) + [row.internal for row in rows],
+        last_user=[False] * len(system) + [row.index == last_user for row in rows],
+        previews=[message_preview(m) for m in (*system, *context)],
+    )
+
+
+def _frame(
+    *,
+    index: Sequence[int | None],
+    labels: Sequence[str],
+    roles: Sequence[str],
+    tokens: Sequence[int],
+    segments: Sequence[str],
+    internal: Sequence[bool],
+    last_user: Sequence[bool],
+    previews: Sequence[str],
+) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "position": range(len(labels)),
+            "index": pd.array(list(index), dtype="Int64"),
+            "label": list(labels),
+            "role": list(roles),
+            "tokens": pd.array(list(tokens), dtype="int64"),
+            "segment": list(segments),
+            "internal": pd.array(list(internal), dtype=bool),
+            "last_user": pd.array(list(last_user), dtype=bool),
+            "preview": list(previews),
+        },
+        columns=SPAN_COLUMNS,
+    )
 
 
 def message_table(
@@ -124,16 +127,18 @@ def message_table(
     )
 
 
-def messages_table(messages: Sequence[Message], tokens: Sequence[int] | None = None) -> pd.DataFrame:
-    """A plain list of messages (a dump's before/after, a compacted context): index, role, tokens, preview."""
-    return pd.DataFrame(
-        {
-            "index": list(range(len(messages))),
-            "role": [m.role for m in messages],
-            "tokens": list(tokens) if tokens is not None else [None] * len(messages),
-            "preview": [message_preview(m) for m in messages],
-        }
-    )
+def messages_table(messages: Sequence[Message], counter: str | None = None) -> pd.DataFrame:
+    """A plain list of messages (a dump's before/after, a request, a compacted context): index, role,
+    tokens (each message alone, by the compressor's ``counter``; left out without one), preview."""
+    columns: dict[str, list[Any]] = {
+        "index": list(range(len(messages))),
+        "role": [m.role for m in messages],
+    }
+    if counter is not None:
+        priced = get_counter(counter)
+        columns["tokens"] = [priced.message_tokens(m) for m in messages]
+    columns["preview"] = [message_preview(m) for m in messages]
+    return pd.DataFrame(columns)
 
 
 def loaded_table(items: Iterable[Any]) -> pd.DataFrame:
@@ -320,33 +325,20 @@ def dump_span_frame(record: Any, counter: str = "cl100k_base") -> pd.DataFrame:
     tokens from the compressor's counter (the dump stores only totals)."""
     conversation = dump_conversation(record)
     tokens = profile(conversation, counter)
+    system, context = conversation.system, conversation.messages
     prefix_end = record.prefix_count
     compress_end = prefix_end + record.compress_count
-    rows: list[dict[str, Any]] = []
-    for number, (message, count) in enumerate(
-        zip(conversation.system, tokens.system_tokens, strict=True), start=1
-    ):
-        rows.append(_frame_row(None, f"system {number}", message, count, "system"))
-    for index, (message, count) in enumerate(zip(conversation.messages, tokens.tokens, strict=True)):
-        segment = "prefix" if index < prefix_end else "compress" if index < compress_end else "tail"
-        rows.append(_frame_row(index, f"#{index}", message, count, segment))
-    frame = pd.DataFrame(rows, columns=SPAN_COLUMNS[1:])
-    frame.insert(0, "position", range(len(frame)))
-    frame["index"] = frame["index"].astype("Int64")
-    frame["tokens"] = frame["tokens"].astype("int64")
-    frame["internal"] = frame["internal"].astype(bool)
-    frame["last_user"] = frame["last_user"].astype(bool)
-    return frame
-
-
-def _frame_row(index: int | None, label: str, message: Message, tokens: int, segment: str) -> dict[str, Any]:
-    return {
-        "index": index,
-        "label": label,
-        "role": message.role,
-        "tokens": tokens,
-        "segment": segment,
-        "internal": message.is_internal,
-        "last_user": False,
-        "preview": message_preview(message),
-    }
+    segments = [
+        "prefix" if i < prefix_end else "compress" if i < compress_end else "tail"
+        for i in range(len(context))
+    ]
+    return _frame(
+        index=[None] * len(system) + list(range(len(context))),
+        labels=[f"system {n}" for n in range(1, len(system) + 1)] + [f"#{i}" for i in range(len(context))],
+        roles=[m.role for m in (*system, *context)],
+        tokens=[*tokens.system_tokens, *tokens.tokens],
+        segments=["system"] * len(system) + segments,
+        internal=[m.is_internal for m in (*system, *context)],
+        last_user=[False] * (len(system) + len(context)),
+        previews=[message_preview(m) for m in (*system, *context)],
+    )

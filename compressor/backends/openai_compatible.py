@@ -244,7 +244,8 @@ class OpenAICompatibleBackend:
 
     def _reply(self, response: httpx.Response) -> ModelReply:
         status = response.status_code
-        text = response.text
+        # An endpoint that echoes the request must not carry the key into a summary, a dump or the screen.
+        text = self._scrub(response.text)
         try:
             parsed: Any = json.loads(text) if text.strip() else None
         except ValueError:

@@ -42,8 +42,9 @@ def read_source(source: Source, name: str | None = None) -> Document:
     if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
         path = Path(source)
         label = name or str(source)
-        data = _read_file(path, label)
-        return _parse_bytes(data, label, _stem(name) if name else path.stem, _is_jsonl(name or path.name))
+        # Decode, then let the bytes go before parsing: file bytes, text and values never live at once.
+        text = _decode(_read_file(path, label), label)
+        return _parse_text(text, label, _stem(name) if name else path.stem, _is_jsonl(name or path.name))
     if isinstance(source, bytes | bytearray | memoryview):
         label = name or "<bytes>"
         data = bytes(source)
@@ -103,16 +104,19 @@ def _read_file(path: Path, label: str) -> bytes:
     return data
 
 
-def _parse_bytes(data: bytes, label: str, stem: str, jsonl: bool) -> Document:
+def _decode(data: bytes, label: str) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         bad = data[error.start : error.start + 1].hex()
         raise ConversationFormatError(label, f"line {line}: not UTF-8 text (byte 0x{bad})") from None
-    return _parse_text(text, label, stem, jsonl)
+
+
+def _parse_bytes(data: bytes, label: str, stem: str, jsonl: bool) -> Document:
+    return _parse_text(_decode(data, label), label, stem, jsonl)
 
 
 def _parse_text(text: str, label: str, stem: str, jsonl: bool) -> Document:

@@ -3,23 +3,11 @@ pick a file or dump folder under the configured roots; see what loaded, in which
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import streamlit as st
 
 from dashboard import roots, state, tables
 from dashboard.components import folder_browser, plain
 from dashboard.i18n import t
-from dashboard.sources import FileOutcome, LoadedConversation, loaded_items, parse_upload
-
-
-def keep(origin: str, outcomes: Sequence[FileOutcome]) -> None:
-    """Add what loaded to the session, remember the report, and rerun so the sidebar shows it."""
-    new: list[LoadedConversation] = loaded_items(origin, outcomes)
-    state.add_items(new, select=True)
-    state.set_load_report(outcomes)
-    st.rerun()
-
 
 st.title(t("load.title"))
 st.caption(t("load.intro"))
@@ -30,9 +18,7 @@ current = state.current()
 if loaded and current is not None:
     st.text(t("load.current", name=current.label, format=current.source_format))
     st.dataframe(tables.loaded_table(loaded.values()), hide_index=True)
-    if st.button(t("load.clear"), key=state.page_widget("load", "clear")):
-        state.clear_items()
-        st.rerun()
+    st.button(t("load.clear"), key=state.page_widget("load", "clear"), on_click=state.clear_items)
 else:
     st.info(t("load.nothing"))
 
@@ -53,6 +39,8 @@ if report:
             )
         else:
             st.error(plain(outcome.error or outcome.file))
+    if sum(len(outcome.conversations) for outcome in report) > 1:
+        st.caption(t("load.pick_hint"))
 
 upload_tab, samples_tab, server_tab = st.tabs(
     [t("load.tab.upload"), t("load.tab.samples"), t("load.tab.server")]
@@ -60,20 +48,14 @@ upload_tab, samples_tab, server_tab = st.tabs(
 
 # -- upload ---------------------------------------------------------------------------------------
 with upload_tab:
-    files = st.file_uploader(
+    st.file_uploader(
         t("load.upload"),
         type=["json", "jsonl", "ndjson", "traj", "zip"],
         accept_multiple_files=True,
         key=state.W_UPLOAD,
         help=t("load.upload_help"),
+        on_change=state.on_upload,
     )
-    fresh = state.new_uploads(files or [])
-    if fresh:
-        outcomes: list[FileOutcome] = []
-        with st.spinner(t("load.reading")):
-            for upload in fresh:
-                outcomes.extend(parse_upload(upload.name, upload.getvalue()))
-        keep("upload", outcomes)
 
 # -- bundled samples ------------------------------------------------------------------------------
 with samples_tab:
@@ -81,9 +63,16 @@ with samples_tab:
     if not samples:
         st.info(t("load.no_samples"))
     else:
-        sample = st.selectbox(t("load.sample"), samples, key=state.W_SAMPLE, help=t("load.sample_help"))
-        if st.button(t("load.open_sample"), key=state.page_widget("load", "open_sample")) and sample:
-            keep("sample", state.load_sample(sample))
+        st.selectbox(
+            t("load.sample"),
+            samples,
+            key=state.W_SAMPLE,
+            persist_state=state.PERSIST,
+            help=t("load.sample_help"),
+        )
+        st.button(
+            t("load.open_sample"), key=state.page_widget("load", "open_sample"), on_click=state.on_open_sample
+        )
 
 # -- files and dump folders on the server ---------------------------------------------------------
 with server_tab:
@@ -93,19 +82,20 @@ with server_tab:
     if choice is not None:
         left, right = st.columns(2)
         entry = choice.entry
-        if (
-            entry is not None
-            and not entry.is_dir
-            and left.button(t("load.open_file"), key=state.page_widget("load", "open_file"), type="primary")
-        ):
-            try:
-                found = state.load_root_file(choice.root, entry.relative)
-            except (roots.OutsideRootError, OSError) as error:
-                st.error(plain(str(error)))
-            else:
-                keep("root", found)
+        if entry is not None and not entry.is_dir:
+            left.button(
+                t("load.open_file"),
+                key=state.page_widget("load", "open_file"),
+                type="primary",
+                on_click=state.on_open_root_file,
+                args=(choice.root_index, entry.relative),
+            )
         folder = entry.relative if entry is not None and entry.is_dir else choice.folder
         review_label = plain(t("load.review_folder", folder=roots.root_label(choice.root) + folder))
-        if right.button(review_label, key=state.page_widget("load", "review")):
-            state.set_dump_folder(choice.root_index, folder)
-            st.switch_page("pages/dumps.py")
+        if right.button(
+            review_label,
+            key=state.page_widget("load", "review"),
+            on_click=state.set_dump_folder,
+            args=(choice.root_index, folder),
+        ):
+            st.switch_page("views/dumps.py")

@@ -10,7 +10,7 @@ import streamlit as st
 from compressor.errors import CompressorError
 from dashboard import charts, roots, state, tables
 from dashboard.components import folder_browser, message_picker, plain
-from dashboard.i18n import chart_labels, segment_names, t
+from dashboard.i18n import chart_labels, option_labels, segment_names, t
 from dashboard.results import compaction_available, run_compaction, show_result
 from dashboard.settings import with_changes
 from dashboard.sources import save_uploaded_dumps
@@ -24,8 +24,9 @@ st.caption(t("dumps.intro"))
 source = st.radio(
     t("dumps.source"),
     ("folder", "upload"),
-    format_func=lambda value: t(f"dumps.source.{value}"),
+    format_func=option_labels("dumps.source."),
     key=state.W_DUMP_SOURCE,
+    persist_state=state.PERSIST,
     horizontal=True,
 )
 configured = roots.configured_roots()
@@ -49,9 +50,12 @@ if source == "folder":
                     else choice.folder
                 )
                 label = plain(t("dumps.use_folder", path=roots.root_label(choice.root) + target))
-                if st.button(label, key=state.page_widget("dumps", "use_folder")):
-                    state.set_dump_folder(choice.root_index, target)
-                    st.rerun()
+                st.button(
+                    label,
+                    key=state.page_widget("dumps", "use_folder"),
+                    on_click=state.set_dump_folder,
+                    args=(choice.root_index, target),
+                )
     else:
         st.info(t("browse.no_roots", env=roots.ROOTS_ENV))
 else:
@@ -62,8 +66,8 @@ else:
         key=state.W_DUMP_UPLOAD,
         help=t("dumps.upload_help"),
     )
-    folder = state.session_temp_dir(state.K_DUMP_UPLOAD_DIR, "compaction-lab-dumps-")
-    fresh = state.new_uploads(uploads or [], state.K_DUMP_SEEN_UPLOADS)
+    folder = state.dump_upload_dir()
+    fresh = state.new_dump_uploads(uploads or [])
     for problem in save_uploaded_dumps(folder, [(f.name, f.getvalue()) for f in fresh]):
         st.error(plain(problem))
 
@@ -94,12 +98,23 @@ sessions = left.multiselect(
     t("dumps.sessions"),
     sorted(frame["session"].unique().tolist()),
     key=state.page_widget("dumps", "sessions"),
+    persist_state=state.PERSIST,
 )
 min_ratio = middle.slider(
-    t("dumps.min_ratio"), 0.0, 1.0, 0.0, 0.05, key=state.page_widget("dumps", "min_ratio")
+    t("dumps.min_ratio"),
+    0.0,
+    1.0,
+    0.0,
+    0.05,
+    key=state.page_widget("dumps", "min_ratio"),
+    persist_state=state.PERSIST,
 )
-text = right.text_input(t("dumps.search"), key=state.page_widget("dumps", "search"))
-retried_only = far.checkbox(t("dumps.retried"), key=state.page_widget("dumps", "retried"))
+text = right.text_input(
+    t("dumps.search"), key=state.page_widget("dumps", "search"), persist_state=state.PERSIST
+)
+retried_only = far.checkbox(
+    t("dumps.retried"), key=state.page_widget("dumps", "retried"), persist_state=state.PERSIST
+)
 shown = tables.filter_dumps(
     frame, sessions=sessions, min_ratio=min_ratio, text=text, retried_only=retried_only
 )
@@ -169,11 +184,11 @@ with tabs[0]:
     before_col, after_col = st.columns(2)
     with before_col:
         st.caption(t("dumps.before", count=len(record.before)))
-        st.dataframe(tables.messages_table(record.before), hide_index=True)
+        st.dataframe(tables.messages_table(record.before, state.settings().counter), hide_index=True)
         message_picker(record.before, state.page_widget("dumps", "before_message"), t("dumps.before_message"))
     with after_col:
         st.caption(t("dumps.after", count=len(record.after)))
-        st.dataframe(tables.messages_table(record.after), hide_index=True)
+        st.dataframe(tables.messages_table(record.after, state.settings().counter), hide_index=True)
         message_picker(record.after, state.page_widget("dumps", "after_message"), t("dumps.after_message"))
 with tabs[1]:
     settings = state.settings()
@@ -204,22 +219,28 @@ with tabs[5]:
 with tabs[6]:
     settings = state.settings()
     st.caption(t("dumps.rerun_intro"))
-    if settings.explicit_context_max != record.context_max and st.button(
-        t("dumps.use_context_max", context_max=record.context_max), key=state.page_widget("dumps", "use_cmax")
-    ):
-        state.request_settings(with_changes(settings, capacity_mode="number", context_max=record.context_max))
+    if settings.explicit_context_max != record.context_max:
+        st.button(
+            t("dumps.use_context_max", context_max=record.context_max),
+            key=state.page_widget("dumps", "use_cmax"),
+            on_click=state.apply_settings,
+            args=(with_changes(settings, capacity_mode="number", context_max=record.context_max),),
+        )
     if not compaction_available():
         st.info(t("compact.unavailable"))
         st.stop()
     backend_choice = st.radio(
         t("dumps.rerun_backend"),
         ("replay", "live"),
-        format_func=lambda value: t(f"dumps.rerun_backend.{value}"),
+        format_func=option_labels("dumps.rerun_backend."),
         key=state.W_RERUN_BACKEND,
+        persist_state=state.PERSIST,
         horizontal=True,
     )
-    force = st.toggle(t("compact.force"), key=state.W_RERUN_FORCE, help=t("compact.force_help"))
-    signature = (path, settings, backend_choice, bool(force))
+    force = st.toggle(
+        t("compact.force"), key=state.W_RERUN_FORCE, persist_state=state.PERSIST, help=t("compact.force_help")
+    )
+    signature = (path, settings.compaction_key, backend_choice, bool(force))
     if st.button(t("dumps.rerun"), type="primary", key=state.page_widget("dumps", "rerun")):
         with st.status(t("compact.running"), expanded=False) as status:
             try:

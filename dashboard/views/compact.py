@@ -10,7 +10,7 @@ import streamlit as st
 
 from dashboard import components, roots, state
 from dashboard.components import plain
-from dashboard.i18n import explain, t
+from dashboard.i18n import explain, option_labels, t
 from dashboard.results import compaction_available, run_compaction, show_result
 
 settings = state.settings()
@@ -20,7 +20,7 @@ analysis = state.analysis_for(item, settings)
 st.title(t("compact.title"))
 if item is None or analysis is None:
     st.info(t("compact.empty"))
-    st.page_link("pages/load.py", label=t("nav.load"), icon=":material/upload_file:")
+    st.page_link("views/load.py", label=t("nav.load"), icon=":material/upload_file:")
     st.stop()
 if not compaction_available():
     st.info(t("compact.unavailable"))
@@ -33,18 +33,30 @@ st.caption(plain(t("compact.subject", name=item.label, messages=len(item.convers
 backend_kind = st.radio(
     t("compact.backend"),
     ("offline", "openai"),
-    format_func=lambda kind: t(f"compact.backend.{kind}"),
+    format_func=option_labels("compact.backend."),
     key=state.W_BACKEND,
+    persist_state=state.PERSIST,
     horizontal=True,
     help=t("compact.backend_help"),
 )
 if backend_kind == "openai":
     left, right = st.columns(2)
-    left.text_input(t("compact.base_url"), key=state.W_BASE_URL, placeholder="https://api.openai.com/v1")
-    right.text_input(t("compact.model_name"), key=state.W_MODEL_NAME, placeholder="gpt-4o-mini")
+    left.text_input(
+        t("compact.base_url"),
+        key=state.W_BASE_URL,
+        persist_state=state.PERSIST,
+        placeholder="https://api.openai.com/v1",
+    )
+    right.text_input(
+        t("compact.model_name"),
+        key=state.W_MODEL_NAME,
+        persist_state=state.PERSIST,
+        placeholder="gpt-4o-mini",
+    )
     st.text_input(
         t("compact.api_key"),
         key=state.W_API_KEY,
+        persist_state=state.PERSIST,
         type="password",
         help=t("compact.api_key_help"),
         autocomplete="off",
@@ -53,21 +65,29 @@ if backend_kind == "openai":
         st.caption(t("compact.server_key"))
     st.caption(t("compact.live_cost", tokens=analysis.total_tokens))
 
-st.text_area(t("compact.preserve"), key=state.W_PRESERVE, help=t("compact.preserve_help"), height=80)
-force = st.toggle(t("compact.force"), key=state.W_FORCE, help=t("compact.force_help"))
+preserve = st.text_area(
+    t("compact.preserve"),
+    key=state.W_PRESERVE,
+    persist_state=state.PERSIST,
+    help=t("compact.preserve_help"),
+    height=80,
+)
+force = st.toggle(
+    t("compact.force"), key=state.W_FORCE, persist_state=state.PERSIST, help=t("compact.force_help")
+)
 keep_dump = st.toggle(
     t(
         "compact.keep_dump",
         folder=f"{roots.root_label(roots.PROJECT_DIR / 'dumps')}{state.LIVE_DUMP_SUBFOLDER}/",
     ),
     key=state.W_KEEP_DUMP,
+    persist_state=state.PERSIST,
     help=t("compact.keep_dump_help"),
 )
 if not analysis.decision.hit and not force:
     st.caption(t("compact.will_skip"))
 
-preserve = str(st.session_state.get(state.W_PRESERVE) or "")
-signature = (item.key, settings, backend_kind, bool(force), preserve)
+signature = (item.key, settings.compaction_key, backend_kind, bool(force), preserve)
 if st.button(t("compact.run"), type="primary", key=state.page_widget("compact", "run")):
     with st.status(t("compact.running"), expanded=True) as status:
         try:
@@ -83,7 +103,7 @@ if st.button(t("compact.run"), type="primary", key=state.page_widget("compact", 
             settings,
             backend,
             force=bool(force),
-            preserve=preserve or None,
+            preserve=preserve.strip() or None,
             dump_dir=state.live_dump_dir(bool(keep_dump)),
         )
         ok = result.status in ("compacted", "skipped", "no_benefit")
@@ -111,6 +131,7 @@ left.download_button(
     file_name=f"{item.conversation.name or 'conversation'}-compacted.json",
     mime="application/json",
     key=state.page_widget("compact", "download_conversation"),
+    on_click="ignore",
     disabled=result.status != "compacted",
 )
 dump_bytes = components.read_dump_bytes(result.dump_path)
@@ -120,6 +141,7 @@ right.download_button(
     file_name=(result.dump_path or "dump.json").replace("\\", "/").rsplit("/", 1)[-1],
     mime="application/json",
     key=state.page_widget("compact", "download_dump"),
+    on_click="ignore",
     disabled=dump_bytes is None,
 )
 if result.dump_error:

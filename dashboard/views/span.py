@@ -16,7 +16,7 @@ analysis = state.analysis_for(item, settings)
 st.title(t("span.title"))
 if item is None or analysis is None:
     st.info(t("span.empty"))
-    st.page_link("pages/load.py", label=t("nav.load"), icon=":material/upload_file:")
+    st.page_link("views/load.py", label=t("nav.load"), icon=":material/upload_file:")
     st.stop()
 
 conversation = analysis.conversation

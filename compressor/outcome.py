@@ -1,0 +1,206 @@
+"""The values a simulation returns: the summary model, each model-call step, each compaction, each setting's outcome.
+
+Invariant: values are frozen and carry only numbers and labels; ``to_dict()`` is what the CLI prints as JSON
+and what the dashboard renders, so both show the same numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .backends import Backend
+from .errors import ConfigError
+from .runindex import TotalSource
+
+SummaryKind = Literal["offline", "fixed", "ratio", "live"]
+
+
+# -- summary models --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SummaryModel:
+    """How a simulated compaction's summary is sized: the offline backend, N tokens, a share X, or a live model."""
+
+    kind: SummaryKind
+    tokens: int = 0  # fixed:N
+    ratio: float = 0.0  # ratio:X
+    backend: Backend | None = None
+
+    @property
+    def label(self) -> str:
+        if self.kind == "fixed":
+            return f"fixed:{self.tokens}"
+        if self.kind == "ratio":
+            return f"ratio:{self.ratio:g}"
+        if self.kind == "live":
+            return f"live:{self.backend.label if self.backend is not None else '?'}"
+        return "offline"
+
+    @classmethod
+    def parse(cls, spec: str | Backend | SummaryModel) -> SummaryModel:
+        """``"offline"``, ``"fixed:N"`` (N ≥ 1 tokens), ``"ratio:X"`` (0 < X ≤ 1) or a Backend to call."""
+        if isinstance(spec, SummaryModel):
+            return spec
+        if not isinstance(spec, str):
+            return cls("live", backend=spec)
+        text = spec.strip().lower()
+        if text == "offline":
+            return cls("offline")
+        kind, _, value = text.partition(":")
+        if kind == "fixed":
+            try:
+                tokens = int(value)
+            except ValueError:
+                tokens = 0
+            if tokens < 1:
+                raise ConfigError(f"summary: {spec!r} needs a whole number of tokens ≥ 1, e.g. fixed:1500")
+            return cls("fixed", tokens=tokens)
+        if kind == "ratio":
+            try:
+                ratio = float(value)
+            except ValueError:
+                ratio = -1.0
+            if not 0.0 < ratio <= 1.0:
+                raise ConfigError(f"summary: {spec!r} needs a share 0 < X ≤ 1 of the span, e.g. ratio:0.1")
+            return cls("ratio", ratio=ratio)
+        raise ConfigError(f"summary: unknown model {spec!r}; use offline, fixed:N or ratio:X")
+
+
+# -- per-step values -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One model-call point: what the trigger read, what it decided, and what was sent to the model."""
+
+    index: int  # index in conversation.messages of the assistant message this call produced
+    context_tokens: int  # the window total the trigger read (before any compaction at this step)
+    total_source: TotalSource
+    sent_tokens: int  # the window total sent to the model (after the compaction, when one happened)
+    uncompacted_tokens: int  # the window total of the original run at this point
+    threshold: int
+    event: str  # "none", "compacted" or "skipped:<reason>"
+    reason: str  # the trigger's reason (SPEC §8)
+    messages: int  # context messages sent
+    compress_tokens: int | None = None
+    summary_tokens: int = 0
+    memory_tokens: int = 0
+    reinjection_tokens: int = 0
+    compaction_request_tokens: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "context_tokens": self.context_tokens,
+            "total_source": self.total_source,
+            "sent_tokens": self.sent_tokens,
+            "uncompacted_tokens": self.uncompacted_tokens,
+            "threshold": self.threshold,
+            "event": self.event,
+            "reason": self.reason,
+            "messages": self.messages,
+            "compress_tokens": self.compress_tokens,
+            "summary_tokens": self.summary_tokens,
+            "memory_tokens": self.memory_tokens,
+            "reinjection_tokens": self.reinjection_tokens,
+            "compaction_request_tokens": self.compaction_request_tokens,
+        }
+
+
+@dataclass(frozen=True)
+class CompactionEvent:
+    """One compaction attempt: the span it took, what it cost and what it left (refused ones included)."""
+
+    index: int
+    outcome: str  # "compacted" or "skipped:<reason>"
+    context_tokens: int
+    span: tuple[int, int, int]  # prefix, compress, tail message counts
+    compress_tokens: int
+    summary_tokens: int
+    memory_tokens: int
+    reinjection_tokens: int
+    reinjected_files: tuple[str, ...]
+    request_tokens: int
+    calls: int
+    tokens_before: int  # count(context) before, as the benefit check reads it
+    tokens_after: int
+
+    @property
+    def saved_tokens(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "outcome": self.outcome,
+            "context_tokens": self.context_tokens,
+            "span": {"prefix": self.span[0], "compress": self.span[1], "tail": self.span[2]},
+            "compress_tokens": self.compress_tokens,
+            "summary_tokens": self.summary_tokens,
+            "memory_tokens": self.memory_tokens,
+            "reinjection_tokens": self.reinjection_tokens,
+            "reinjected_files": list(self.reinjected_files),
+            "request_tokens": self.request_tokens,
+            "calls": self.calls,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "saved_tokens": self.saved_tokens,
+        }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one setting does over the whole run."""
+
+    trigger_context_ratio: float
+    keep_recent_messages: int
+    min_target_context_ratio: float
+    context_max: int
+    threshold: int
+    min_target_tokens: int
+    steps: int
+    first_trigger_index: int | None  # first call point where the trigger fires on the uncompacted run
+    compactions: int
+    refused: int  # hits whose compaction was discarded (no benefit) or failed
+    peak_tokens: int
+    steps_over_capacity: int
+    compaction_calls: int
+    compaction_input_tokens: int
+    agent_input_tokens: int
+    agent_input_tokens_uncompacted: int
+
+    @property
+    def peak_utilisation(self) -> float:
+        return self.peak_tokens / self.context_max
+
+    @property
+    def agent_input_tokens_saved(self) -> int:
+        return self.agent_input_tokens_uncompacted - self.agent_input_tokens
+
+    @property
+    def key(self) -> tuple[float, int, float]:
+        return (self.trigger_context_ratio, self.keep_recent_messages, self.min_target_context_ratio)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "trigger_context_ratio": self.trigger_context_ratio,
+            "keep_recent_messages": self.keep_recent_messages,
+            "min_target_context_ratio": self.min_target_context_ratio,
+            "context_max": self.context_max,
+            "threshold": self.threshold,
+            "min_target_tokens": self.min_target_tokens,
+            "steps": self.steps,
+            "first_trigger_index": self.first_trigger_index,
+            "compactions": self.compactions,
+            "refused": self.refused,
+            "peak_tokens": self.peak_tokens,
+            "peak_utilisation": round(self.peak_utilisation, 4),
+            "steps_over_capacity": self.steps_over_capacity,
+            "compaction_calls": self.compaction_calls,
+            "compaction_input_tokens": self.compaction_input_tokens,
+            "agent_input_tokens": self.agent_input_tokens,
+            "agent_input_tokens_uncompacted": self.agent_input_tokens_uncompacted,
+            "agent_input_tokens_saved": self.agent_input_tokens_saved,
+        }

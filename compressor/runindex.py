@@ -1,0 +1,387 @@
+"""The run index: everything about an agent run that no compressor setting changes, computed once per counter.
+
+Invariant: an entry id always means one message and its count — ``0..n-1`` the context messages, later ids the
+memory blocks and recovered-context messages simulated compactions added (interned by content, never changed).
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import Any, Literal
+
+from .backends.offline import build_reply
+from .messages import Conversation, Message, ToolCall
+from .prompt import build_prompt, extract_summary, memory_message
+from .reinjection import (
+    READ_FILE_TOOLS,
+    ReinjectedFile,
+    is_excluded_path,
+    parse_tool_result,
+    read_snapshot,
+    reinjection_from_files,
+    result_text_of,
+)
+from .tokens import LIST_OVERHEAD, TokenCounter, profile
+
+TotalSource = Literal["usage", "counted"]
+#: The completed-rounds walk's state after a position: (round start, pending call ids, rounds completed).
+RoundState = tuple[int | None, frozenset[str] | None, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """A read call whose result names a file: one candidate for the recovered-context message (SPEC §12)."""
+
+    key: tuple[int, int, int]  # (assistant entry, call number, result entry)
+    path: str
+    charge: int
+    file: ReinjectedFile
+
+
+@dataclass(frozen=True)
+class OriginalRounds:
+    """The completed rounds of the original context, and where each file first became visible."""
+
+    rounds: tuple[tuple[Read, ...], ...]
+    state_after: tuple[RoundState, ...]  # [p]: the walk's state after position p
+    path_sites: dict[str, list[int]]  # path → the tool results naming it in their JSON ``file_path``, in order
+
+    def visible_between(self, start: int, end: int, exclude: set[str]) -> set[str]:
+        """Paths (other than ``exclude``) named by a tool result among the original messages ``[start, end)``."""
+        found: set[str] = set()
+        for path, sites in self.path_sites.items():
+            if path not in exclude:
+                at = bisect_left(sites, start)
+                if at < len(sites) and sites[at] < end:
+                    found.add(path)
+        return found
+
+
+def filler(counter: TokenCounter, tokens: int) -> str:
+    """A summary text that costs exactly ``tokens`` under ``counter`` inside a memory block."""
+    if counter.name == "string_length":
+        return "abc" * tokens
+    return "a" + " a" * (tokens - 1) if tokens > 0 else ""
+
+
+class RunIndex:
+    """Counts, roles, call ids, real-user positions and the uncompacted windows of one run, for one counter."""
+
+    def __init__(self, conversation: Conversation, counter: TokenCounter) -> None:
+        self.conversation = conversation
+        self.counter = counter
+        messages = conversation.messages
+        counted = profile(conversation, counter)
+        self.n = len(messages)
+        self.original_cumulative: tuple[int, ...] = counted.cumulative
+        self.system_tokens = sum(counted.system_tokens)
+        self.system_count = len(conversation.system)
+        self.tools_tokens = counted.tools_tokens
+        # Per entry: the context messages, then the interned additions.
+        self.tokens: list[int] = list(counted.tokens)
+        self.roles: list[str] = [m.role for m in messages]
+        self.tool_ids: list[str | None] = [m.tool_call_id if m.role == "tool" else None for m in messages]
+        self.call_ids: list[tuple[str, ...]] = [m.call_ids if m.role == "assistant" else () for m in messages]
+        self.messages: list[Message | None] = list(messages)
+        self.callers: list[int] = [i for i, ids in enumerate(self.call_ids) if ids]
+        self.call_sites: dict[str, list[int]] = {}
+        for i in self.callers:
+            for call_id in self.call_ids[i]:
+                sites = self.call_sites.setdefault(call_id, [])
+                if not sites or sites[-1] != i:
+                    sites.append(i)
+        self.read_calls: dict[int, tuple[tuple[int, ToolCall], ...]] = {}
+        for i in self.callers:
+            calls = messages[i].tool_calls or ()
+            reads = tuple((k, call) for k, call in enumerate(calls) if call.name in READ_FILE_TOOLS)
+            if reads:
+                self.read_calls[i] = reads
+        last_user = -1
+        self.last_user_upto: list[int] = [-1]  # [i]: the last real user message before i
+        for i, message in enumerate(messages):
+            if message.is_real_user:
+                last_user = i
+            self.last_user_upto.append(last_user)
+        self.call_points: tuple[int, ...] = tuple(i for i, role in enumerate(self.roles) if role == "assistant")
+        self.uncompacted, self.sources = self._uncompacted_windows()
+        self.uncompacted_sums: tuple[int, ...] = (0, *accumulate(self.uncompacted))
+        self.uncompacted_peaks: tuple[int, ...] = tuple(accumulate(self.uncompacted, max))
+        # cumulative[i] at each call point, and its prefix sums: a compacted window is a constant plus it.
+        self.point_cumulative: tuple[int, ...] = tuple(self.original_cumulative[i] for i in self.call_points)
+        self.point_sums: tuple[int, ...] = (0, *accumulate(self.point_cumulative))
+        self.prompt_message = Message(role="user", content=build_prompt(None))
+        self.prompt_tokens = counter.message_tokens(self.prompt_message)
+        self.memory_overhead = counter.message_tokens(memory_message(filler(counter, 1))) - 1
+        self.summary_tokens: dict[int, int] = {}  # memory entry → tokens of its summary text
+        self.reinjected: dict[int, tuple[str, ...]] = {}  # recovered-context entry → its file paths
+        self._lock = threading.Lock()
+        self._interned: dict[Any, int] = {}
+        self._snapshots: dict[tuple[int, int, int], Read | None] = {}
+        self._result_paths: dict[int, str | None] = {}
+        self._offline: dict[tuple[int, ...], int] = {}
+        self._original_rounds: OriginalRounds | None = None
+        self._keep_starts: dict[int, tuple[int, ...]] = {}
+        self._compress: dict[int, tuple[int, ...]] = {}
+
+    def _uncompacted_windows(self) -> tuple[tuple[int, ...], tuple[TotalSource, ...]]:
+        """SPEC §6 at each call point of the original run, in one pass (usage anchor + len//3 after it)."""
+        messages = self.conversation.messages
+        thirds = (0, *accumulate(len(m.text) // 3 for m in messages))
+        cumulative = self.original_cumulative
+        anchor: tuple[int, int] | None = None
+        totals: list[int] = []
+        sources: list[TotalSource] = []
+        for i, message in enumerate(messages):
+            if message.role != "assistant":
+                continue
+            if anchor is not None:
+                at, anchored = anchor
+                totals.append(anchored + thirds[i] - thirds[at + 1])
+                sources.append("usage")
+            else:
+                window = self.system_tokens + cumulative[i] + LIST_OVERHEAD if self.system_count + i else 0
+                totals.append(window + self.tools_tokens)
+                sources.append("counted")
+            reported = message.reported_total_tokens
+            if reported is not None:
+                anchor = (i, reported)
+        return tuple(totals), tuple(sources)
+
+    def keep_starts(self, keep: int) -> tuple[int, ...]:
+        """For each call point ``i``: where the tail of ``messages[:i]`` starts (spans.effective_keep, SPEC §3)."""
+        cached = self._keep_starts.get(keep)
+        if cached is not None:
+            return cached
+        tool_ids, sites = self.tool_ids, self.call_sites
+        first_site = [-1 if call_id is None else sites.get(call_id, (-1,))[0] for call_id in tool_ids[: self.n]]
+        starts: list[int] = []
+        for i in self.call_points:
+            start = max(i - keep, 0) if keep > 0 else i
+            scanned = i
+            while keep > 0:
+                earliest = start
+                for position in range(start, scanned):
+                    at = first_site[position]
+                    if 0 <= at < earliest:
+                        earliest = at
+                scanned = start
+                if earliest == start:
+                    break
+                start = earliest
+            starts.append(start)
+        built = tuple(starts)
+        with self._lock:
+            self._keep_starts[keep] = built
+        return built
+
+    def original_compress(self, keep: int) -> tuple[int, ...]:
+        """For each call point: ``count(compress)`` of the original run's span there, or -1 when it has none."""
+        cached = self._compress.get(keep)
+        if cached is not None:
+            return cached
+        cumulative, last_user = self.original_cumulative, self.last_user_upto
+        splits = self.keep_starts(keep) if keep > 0 else self.call_points
+        counts: list[int] = []
+        for i, split in zip(self.call_points, splits, strict=True):
+            start = last_user[i] + 1
+            counts.append(cumulative[split] - cumulative[start] + LIST_OVERHEAD if start > 0 and split > start else -1)
+        built = tuple(counts)
+        with self._lock:
+            self._compress[keep] = built
+        return built
+
+    # -- interned additions --------------------------------------------------------------------
+
+    def _intern(self, key: Any, make: Callable[[], tuple[Message | None, int]]) -> int:
+        with self._lock:
+            found = self._interned.get(key)
+            if found is not None:
+                return found
+            message, tokens = make()
+            entry = len(self.tokens)
+            self.tokens.append(tokens)
+            self.roles.append("user")
+            self.tool_ids.append(None)
+            self.call_ids.append(())
+            self.messages.append(message)
+            self._interned[key] = entry
+            return entry
+
+    def sized_memory(self, summary_tokens: int) -> int:
+        """A memory block whose summary costs ``summary_tokens`` (its text is built only when needed)."""
+        entry = self._intern(("memory", summary_tokens), lambda: (None, self.memory_overhead + summary_tokens))
+        self.summary_tokens[entry] = summary_tokens
+        return entry
+
+    def memory(self, summary: str) -> int:
+        """The memory block holding ``summary``."""
+
+        def make() -> tuple[Message | None, int]:
+            message = memory_message(summary)
+            return message, self.counter.message_tokens(message)
+
+        entry = self._intern(("memory-text", summary), make)
+        if entry not in self.summary_tokens:
+            self.summary_tokens[entry] = self.counter.tok(summary)
+        return entry
+
+    def added_message(self, message: Message) -> int:
+        """A message a live compaction added (memory block or recovered context), by its content."""
+        key = ("message", message.role, message.text)
+        return self._intern(key, lambda: (message, self.counter.message_tokens(message)))
+
+    def message(self, entry: int) -> Message:
+        found = self.messages[entry]
+        if found is None:  # a sized memory block: its text is built on first use
+            found = memory_message(filler(self.counter, self.summary_tokens[entry]))
+            self.messages[entry] = found
+        return found
+
+    def reinjection(self, selected: Sequence[Read]) -> int:
+        """The recovered-context message for reads selected newest first (SPEC §12)."""
+        files = [read.file for read in reversed(selected)]
+
+        def make() -> tuple[Message | None, int]:
+            message = reinjection_from_files(files).message
+            return message, self.counter.message_tokens(message)
+
+        entry = self._intern(("reinjection", tuple(read.key for read in selected)), make)
+        self.reinjected[entry] = tuple(f.path for f in files)
+        return entry
+
+    def offline_summary(self, request: Sequence[int]) -> int:
+        """The memory block the offline backend's reply gives for a request holding these entries."""
+        key = tuple(request)
+        found = self._offline.get(key)
+        if found is not None:
+            return found
+        conversation = self.conversation
+        messages = [*conversation.system, *(self.message(e) for e in key), self.prompt_message]
+        entry = self.memory(extract_summary(build_reply(messages, conversation.tools)))
+        self._offline[key] = entry
+        return entry
+
+    # -- what the recovered-context message reads ------------------------------------------------
+
+    def result_path(self, entry: int) -> str | None:
+        """``file_path`` of a tool result's JSON: a kept result naming it hides that file (SPEC §12)."""
+        if self.tool_ids[entry] is None:
+            return None
+        if entry in self._result_paths:
+            return self._result_paths[entry]
+        parsed = parse_tool_result(result_text_of(self.message(entry)))
+        path = parsed["file_path"] if isinstance(parsed, dict) and isinstance(parsed.get("file_path"), str) else None
+        self._result_paths[entry] = path
+        return path
+
+    def snapshot(self, caller: int, number: int, result: int) -> Read | None:
+        key = (caller, number, result)
+        if key in self._snapshots:
+            return self._snapshots[key]
+        call = (self.conversation.messages[caller].tool_calls or [])[number]
+        found = read_snapshot(call, self.message(result), result)
+        read = (
+            Read(key, found.path, found.budget_charge, found)
+            if found is not None and not is_excluded_path(found.path)
+            else None
+        )
+        self._snapshots[key] = read
+        return read
+
+    def original_rounds(self) -> OriginalRounds:
+        """Completed rounds and visibility over the original context; shared by every setting's first compaction."""
+        if self._original_rounds is not None:
+            return self._original_rounds
+        rounds: list[tuple[Read, ...]] = []
+        states: list[RoundState] = []
+        walk_rounds(self, range(self.n), 0, self.n, None, None, rounds, states=states)
+        path_sites: dict[str, list[int]] = {}
+        for i in range(self.n):
+            path = self.result_path(i)
+            if path is not None:
+                path_sites.setdefault(path, []).append(i)
+        built = OriginalRounds(tuple(rounds), tuple(states), path_sites)
+        self._original_rounds = built
+        return built
+
+
+def walk_rounds(
+    index: RunIndex,
+    entries: Sequence[int],
+    begin: int,
+    end: int,
+    start: int | None,
+    pending: set[str] | None,
+    rounds: list[tuple[Read, ...]],
+    *,
+    watch: int = -1,
+    states: list[RoundState] | None = None,
+) -> tuple[int | None, set[str] | None, RoundState | None]:
+    """reinjection.completed_rounds over ``entries[begin:end]`` from a given state, appending each round's reads.
+
+    Returns the state after ``end`` and the state after position ``watch`` (None when it was not walked).
+    """
+    roles, call_ids, tool_ids = index.roles, index.call_ids, index.tool_ids
+    watched: RoundState | None = None
+    for position in range(begin, end):
+        entry = entries[position]
+        role = roles[entry]
+        if start is None or (role == "user" and pending is None):
+            start = position
+        if role == "assistant":
+            ids = call_ids[entry]
+            if ids:
+                pending = set(ids)
+            else:
+                rounds.append(round_reads(index, entries, start, position + 1))
+                start, pending = None, None
+        elif role == "tool" and pending is not None:
+            pending.discard(tool_ids[entry] or "")
+            if not pending:
+                rounds.append(round_reads(index, entries, start, position + 1))
+                start, pending = None, None
+        if position == watch or states is not None:
+            state = (start, frozenset(pending) if pending is not None else None, len(rounds))
+            if position == watch:
+                watched = state
+            if states is not None:
+                states.append(state)
+    return start, pending, watched
+
+
+def round_reads(index: RunIndex, entries: Sequence[int], start: int, end: int) -> tuple[Read, ...]:
+    """The read calls of one round in call order, each with its last result inside the round."""
+    read_calls = index.read_calls
+    callers = [entries[p] for p in range(start, end) if entries[p] in read_calls]
+    if not callers:
+        return ()
+    tool_ids = index.tool_ids
+    last: dict[str, int] = {}
+    for position in range(start, end):
+        call_id = tool_ids[entries[position]]
+        if call_id is not None:
+            last[call_id] = entries[position]
+    reads: list[Read] = []
+    for caller in callers:
+        for number, call in read_calls[caller]:
+            result = last.get(call.id)
+            if result is not None:
+                read = index.snapshot(caller, number, result)
+                if read is not None:
+                    reads.append(read)
+    return tuple(reads)
+
+
+def run_index(conversation: Conversation, counter: TokenCounter) -> RunIndex:
+    """The run's index for a counter, built once and kept on the (frozen) conversation."""
+    key = f"run-index:{counter.name}"
+    cached = conversation._profiles.get(key)
+    if isinstance(cached, RunIndex):
+        return cached
+    built = RunIndex(conversation, counter)
+    conversation._profiles[key] = built
+    return built

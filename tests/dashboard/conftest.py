@@ -1,0 +1,85 @@
+"""Fixtures for the dashboard tests: the bundled samples, the shared openJiuwen dumps, and AppTest runs."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from compressor.analysis import Analysis, analyze
+from compressor.config import CurrentRoundCompressorConfig
+from compressor.formats import load_conversation
+from compressor.messages import Conversation
+from dashboard import roots
+from tests.conftest import SHARED
+
+APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+SAMPLES = roots.SAMPLES_DIR
+DEMO = SAMPLES / "demo-conversation.json"
+OPENJIUWEN_DUMPS = SHARED / "samples" / "openjiuwen-dumps"
+APP_TIMEOUT = 30
+
+
+def demo_conversation() -> Conversation:
+    return load_conversation(DEMO)
+
+
+def demo_analysis(**settings: object) -> Analysis:
+    config = CurrentRoundCompressorConfig().with_settings(**settings)
+    return analyze(demo_conversation(), config, context_max=16_000)
+
+
+@pytest.fixture
+def app(monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    """The dashboard after its first run (on the default page), with the default roots."""
+    monkeypatch.delenv(roots.ROOTS_ENV, raising=False)
+    monkeypatch.delenv("API_KEY", raising=False)
+    at = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT)
+    return at.run()
+
+
+@pytest.fixture
+def dump_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A root holding copies of openJiuwen's own sample dumps (three folders with their debug logs)."""
+    if not OPENJIUWEN_DUMPS.is_dir():
+        raise RuntimeError(f"shared openJiuwen dumps missing at {OPENJIUWEN_DUMPS}")
+    root = tmp_path / "root"
+    shutil.copytree(OPENJIUWEN_DUMPS, root / "openjiuwen-dumps")
+    for path in root.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    monkeypatch.setenv(roots.ROOTS_ENV, str(root))
+    yield root
+
+
+def texts(at: AppTest) -> str:
+    """Every piece of text the run rendered, joined, with markdown backslash escapes removed."""
+    parts: list[str] = []
+    for kind in (
+        "title",
+        "header",
+        "subheader",
+        "markdown",
+        "caption",
+        "text",
+        "code",
+        "success",
+        "info",
+        "warning",
+        "error",
+    ):
+        parts.extend(str(element.value) for element in getattr(at, kind))
+    parts.extend(f"{metric.label} {metric.value}" for metric in at.metric)
+    return unescaped("\n".join(parts))
+
+
+def unescaped(markdown: str) -> str:
+    """A markdown slot's text as the browser shows it (backslash escapes removed)."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]

@@ -1,0 +1,38 @@
+"""Text that Streamlit would read as markdown is escaped so it shows exactly as written."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from dashboard.components import plain
+
+
+def unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+class TestPlain:
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "<script>alert(1)</script>",
+            "**bold** _it_ `code` [link](http://x) ![img](y)",
+            ":red[alarm] :material/home: $x^2$ ~strike~ # heading",
+            "1. not a list",
+            "a | b | c",
+            "中文 <b>粗体</b>",
+        ],
+    )
+    def test_shows_the_text_as_written(self, text: str) -> None:
+        escaped = plain(text)
+        assert unescape(escaped) == text
+        for char in "<>*_`[]():$#|~":
+            assert re.search(r"(?<!\\)" + re.escape(char), escaped) is None
+
+    def test_collapses_to_one_line(self) -> None:
+        assert plain("a\n\n  b\tc") == "a b c"
+
+    def test_leaves_ordinary_numbers_readable(self) -> None:
+        assert plain("13,553 tokens, 72.8% saved") == "13,553 tokens, 72.8% saved"

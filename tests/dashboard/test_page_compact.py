@@ -1,0 +1,171 @@
+"""The Live compaction page: offline by default, an OpenAI-compatible endpoint on request, key kept secret."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import state
+from tests.dashboard.conftest import no_exception, texts, unescaped
+from tests.support.openai_server import ScriptedServer
+
+SNAPSHOT = (
+    "<coverage_check>all covered</coverage_check>\n<state_snapshot>\n"
+    + "\n".join(
+        f"### {n}. {title}\nnoted"
+        for n, title in enumerate(
+            [
+                "Active Task",
+                "Constraints and Preferences",
+                "Completed Work in This Active Segment",
+                "Current Work and Active State",
+                "Immediate Resume Point",
+                "Pending Tasks and Next Useful Step",
+                "Key Facts, Decisions, Evidence, Fixes",
+                "Files, Code Areas, Artifacts",
+                "Blockers, Risks, Verification",
+                "Critical Context",
+                "Relevant Files Structure",
+            ],
+            start=1,
+        )
+    )
+    + "\n</state_snapshot>"
+)
+SECRET = "sk-test-do-not-show-1234567890"
+
+
+@pytest.fixture
+def live(app: AppTest) -> AppTest:
+    return app.switch_page("views/compact.py").run()
+
+
+def run(at: AppTest) -> AppTest:
+    return at.button(key=state.page_widget("compact", "run")).click().run()
+
+
+def headline(at: AppTest) -> str:
+    alerts = [unescaped(e.value) for e in (*at.success, *at.info, *at.warning, *at.error)]
+    found = [text for text in alerts if text.startswith(("Compacted", "Not compacted", "Compaction"))]
+    assert found, alerts
+    return found[-1]
+
+
+def downloads(at: AppTest) -> dict[str, bool]:
+    return {str(button.proto.label): not button.proto.disabled for button in at.get("download_button")}
+
+
+class TestOffline:
+    def test_the_page_opens_ready_to_run(self, live: AppTest) -> None:
+        no_exception(live)
+        assert live.title[0].value == "Live compaction"
+        assert live.radio(key=state.W_BACKEND).value == "offline"
+        assert "Press Run compaction" in texts(live)
+
+    def test_an_offline_run_shows_what_it_cost_and_saved(self, live: AppTest) -> None:
+        run(live)
+        no_exception(live)
+        assert headline(live) == "Compacted 42 messages: 13,553 → 3,683 context tokens (72.8% saved)."
+        metrics = {m.label: m.value for m in live.metric}
+        assert metrics["Context tokens before"] == "13,553"
+        assert metrics["Context tokens after"] == "3,683"
+        assert metrics["Saved"] == "72.8%"
+        assert metrics["Model calls"] == "1"
+        page = texts(live)
+        assert "prefix 68 · memory block" in page
+        assert "of 11 snapshot sections present" in page
+        assert any("Checkpoint request" in code.value for code in live.code)  # the prompt, as text
+        assert downloads(live) == {
+            "Compacted conversation (openJiuwen JSON)": True,
+            "Compaction dump (JSON)": True,
+        }
+
+    def test_the_before_after_chart_stacks_the_parts(self, live: AppTest) -> None:
+        run(live)
+        import json
+
+        chart = json.loads(live.get("plotly_chart")[0].proto.spec)
+        parts = {trace["meta"]: trace["x"] for trace in chart["data"]}
+        assert set(parts) == {"prefix", "compressed", "tail", "memory", "reinjection"}
+        assert parts["compressed"][1] == 0 and parts["memory"][0] == 0
+
+    def test_a_trigger_that_does_not_fire_changes_nothing_unless_forced(self, live: AppTest) -> None:
+        live.slider(key=state.W_TRIGGER).set_value(0.95).run()
+        assert "The trigger does not fire" in texts(live)
+        run(live)
+        no_exception(live)
+        assert headline(live) == "Not compacted: the window is below the trigger threshold."
+        assert downloads(live)["Compacted conversation (openJiuwen JSON)"] is False
+        live.toggle(key=state.W_FORCE).set_value(True).run()
+        assert "computed with other settings" in texts(live)
+        run(live)
+        assert headline(live).startswith("Compacted 42 messages")
+
+    def test_chinese_headline(self, live: AppTest) -> None:
+        live.radio(key=state.W_LANG).set_value("zh").run()
+        run(live)
+        assert headline_zh(live) == "已压缩 42 条消息：上下文 token 13,553 → 3,683（节省 72.8%）。"
+
+
+def headline_zh(at: AppTest) -> str:
+    return next(unescaped(e.value) for e in at.success if unescaped(e.value).startswith("已压缩"))
+
+
+class TestOpenAICompatible:
+    def choose(self, at: AppTest, url: str) -> AppTest:
+        at.radio(key=state.W_BACKEND).set_value("openai").run()
+        at.text_input(key=state.W_BASE_URL).input(url)
+        at.text_input(key=state.W_MODEL_NAME).input("scripted-model")
+        at.text_input(key=state.W_API_KEY).input(SECRET)
+        return at.run()
+
+    def test_a_live_run_sends_the_request_and_keeps_the_key_secret(self, live: AppTest) -> None:
+        with ScriptedServer([SNAPSHOT]) as server:
+            self.choose(live, server.url)
+            run(live)
+        no_exception(live)
+        assert headline(live).startswith("Compacted 42 messages")
+        assert "11 of 11 snapshot sections present" in texts(live)
+        (request,) = server.requests
+        assert request.headers["authorization"] == f"Bearer {SECRET}"
+        assert request.body["model"] == "scripted-model"
+        assert request.body["messages"][-1]["content"].startswith("# Checkpoint request")
+        assert all(SECRET not in str(value) for value in live.query_params.values())
+        assert SECRET not in texts(live)
+        assert (
+            live.text_input(key=state.W_API_KEY).proto.type
+            == live.text_input(key=state.W_API_KEY).proto.PASSWORD
+        )
+
+    def test_with_a_model_configured_the_span_page_no_longer_warns(self, live: AppTest) -> None:
+        self.choose(live, "http://127.0.0.1:9/v1")
+        live.switch_page("views/span.py").run()
+        no_exception(live)
+        assert not any(w.value.startswith("No model is configured") for w in live.warning)
+
+    def test_a_refused_key_fails_the_compaction_and_keeps_the_context(self, live: AppTest) -> None:
+        with ScriptedServer([{"raise": "invalid api key", "status_code": 401}]) as server:
+            self.choose(live, server.url)
+            run(live)
+        no_exception(live)
+        assert (
+            headline(live)
+            == "Compaction failed after 1 call(s): the endpoint refused the credentials; the context is unchanged."
+        )
+        assert downloads(live)["Compacted conversation (openJiuwen JSON)"] is False
+
+    def test_the_failure_reads_in_chinese_too(self, live: AppTest) -> None:
+        live.radio(key=state.W_LANG).set_value("zh").run()
+        with ScriptedServer([{"raise": "invalid api key", "status_code": 401}]) as server:
+            self.choose(live, server.url)
+            run(live)
+        no_exception(live)
+        assert any(
+            unescaped(e.value) == "调用 1 次后压缩失败：接口拒绝了凭据；上下文保持不变。" for e in live.error
+        )
+
+    def test_a_missing_base_url_is_reported_not_raised(self, live: AppTest) -> None:
+        live.radio(key=state.W_BACKEND).set_value("openai").run()
+        run(live)
+        no_exception(live)
+        assert any("base URL and model name are both needed" in unescaped(e.value) for e in live.error)

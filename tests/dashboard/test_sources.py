@@ -1,0 +1,137 @@
+"""Uploads and zips become conversations or one-line errors, one per file, and a bad file never stops the rest."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+from dashboard.sources import (
+    expand_zip,
+    loaded_items,
+    parse_upload,
+    parse_uploads,
+    safe_file_name,
+    save_uploaded_dumps,
+)
+from tests.dashboard.conftest import DEMO, OPENJIUWEN_DUMPS, SAMPLES
+
+GOOD = json.dumps(
+    {"messages": [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}]}
+).encode()
+
+
+def zipped(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+class TestOneFile:
+    def test_a_good_file_gives_its_conversations_and_format(self) -> None:
+        (outcome,) = parse_upload("demo-conversation.json", DEMO.read_bytes())
+        assert outcome.ok
+        (conversation,) = outcome.conversations
+        assert conversation.source_format == "openjiuwen"
+        assert len(conversation.messages) == 43
+
+    def test_a_bad_file_gives_one_line_naming_it(self) -> None:
+        (outcome,) = parse_upload("broken.json", b'{"messages": [{"role": "wizard"}]')
+        assert not outcome.ok and outcome.conversations == ()
+        assert outcome.error is not None
+        assert outcome.error.startswith("broken.json: ")
+        assert "\n" not in outcome.error
+
+    def test_an_oversized_file_is_refused_before_parsing(self) -> None:
+        (outcome,) = parse_upload("big.json", GOOD, max_total_bytes=10)
+        assert outcome.error == "big.json: is over the 0.0 MB limit"
+
+
+class TestManyFiles:
+    def test_each_file_gets_its_own_outcome(self) -> None:
+        outcomes = parse_uploads([("a.json", GOOD), ("b.json", b"not json"), ("c.json", GOOD)])
+        assert [(o.file, o.ok) for o in outcomes] == [("a.json", True), ("b.json", False), ("c.json", True)]
+
+    def test_files_past_the_total_limit_are_refused(self) -> None:
+        outcomes = parse_uploads([("a.json", GOOD), ("b.json", GOOD)], max_total_bytes=len(GOOD) + 1)
+        assert outcomes[0].ok
+        assert outcomes[1].error is not None and "over the" in outcomes[1].error
+
+
+class TestZip:
+    def test_members_load_and_fail_independently(self) -> None:
+        archive = zipped(
+            {"runs/a.json": GOOD, "runs/bad.json": b"[1, 2]", "notes.txt": b"x", "__MACOSX/._a.json": b""}
+        )
+        outcomes = parse_upload("runs.zip", archive)
+        by_file = {o.file: o for o in outcomes}
+        assert set(by_file) == {"runs.zip/runs/a.json", "runs.zip/runs/bad.json", "runs.zip/notes.txt"}
+        assert by_file["runs.zip/runs/a.json"].ok
+        assert by_file["runs.zip/runs/bad.json"].error is not None
+        assert by_file["runs.zip/runs/bad.json"].error.startswith("runs.zip/runs/bad.json: ")
+        assert (
+            by_file["runs.zip/notes.txt"].error
+            == "runs.zip/notes.txt: skipped, not a .json, .jsonl, .ndjson, .traj file"
+        )
+
+    def test_declared_sizes_over_the_limit_refuse_the_whole_archive(self) -> None:
+        archive = zipped({"a.json": GOOD, "b.json": GOOD})
+        members, errors = expand_zip("runs.zip", archive, max_total_bytes=len(GOOD) + 5)
+        assert members == []
+        assert len(errors) == 1 and errors[0].startswith("runs.zip: unpacks to")
+
+    def test_a_broken_archive_is_one_error(self) -> None:
+        (outcome,) = parse_upload("runs.zip", b"PK\x03\x04 not really a zip")
+        assert outcome.error is not None and outcome.error.startswith(
+            "runs.zip: is not a readable zip archive"
+        )
+
+    def test_an_empty_archive_says_so(self) -> None:
+        (outcome,) = parse_upload("empty.zip", zipped({}))
+        assert outcome.error == "empty.zip: the archive holds no conversation files"
+
+
+class TestLoadedItems:
+    def test_a_single_conversation_is_labelled_by_its_file(self) -> None:
+        items = loaded_items("upload", parse_upload("demo-conversation.json", DEMO.read_bytes()))
+        assert [(i.key, i.label, i.origin, i.source_format) for i in items] == [
+            ("upload:demo-conversation.json#0", "demo-conversation.json", "upload", "openjiuwen")
+        ]
+
+    def test_several_conversations_in_one_file_each_get_an_item(self) -> None:
+        path = SAMPLES / "openai-chat-tau-bench-airline-5.json"
+        items = loaded_items("sample", parse_upload(path.name, path.read_bytes()))
+        assert len(items) == 5
+        assert len({i.key for i in items}) == 5
+        assert all(i.label.startswith("openai-chat-tau-bench-airline-5 #") for i in items)
+
+    def test_failed_files_give_no_items(self) -> None:
+        assert loaded_items("upload", parse_upload("x.json", b"{}")) == []
+
+
+class TestSavedDumps:
+    def test_dumps_and_debug_logs_are_written_under_safe_names(self, tmp_path: Path) -> None:
+        dump = next((OPENJIUWEN_DUMPS / "compact000").glob("*.json"))
+        log = OPENJIUWEN_DUMPS / "compact000" / "CurrentRoundCompressor.jsonl"
+        archive = zipped({"x/CurrentRoundCompressor.jsonl": log.read_bytes(), "x/readme.md": b"#"})
+        problems = save_uploaded_dumps(
+            tmp_path, [(f"../../{dump.name}", dump.read_bytes()), ("logs.zip", archive)]
+        )
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+            [dump.name, "CurrentRoundCompressor.jsonl"]
+        )
+        assert problems == ["logs.zip/x/readme.md: skipped, not a .json, .jsonl file"]
+
+    def test_other_files_are_refused(self, tmp_path: Path) -> None:
+        assert save_uploaded_dumps(tmp_path, [("notes.txt", b"x")]) == [
+            "notes.txt: skipped, not a .json dump or a .jsonl debug log"
+        ]
+        assert list(tmp_path.iterdir()) == []
+
+    def test_safe_file_name_keeps_only_the_last_plain_part(self) -> None:
+        assert safe_file_name("..\\..\\evil name?.json") == "evil-name-.json"
+        assert safe_file_name("a/b/.hidden.json") == "hidden.json"
+        assert safe_file_name("///") == "upload.json"

@@ -1,0 +1,173 @@
+"""Tables copy compressor numbers into DataFrames: right columns, right values, nothing recomputed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from compressor.compactor import Attempt
+from compressor.dumps import index_dumps, read_dump
+from compressor.messages import Message
+from compressor.prompt import SNAPSHOT_SECTIONS, section_checklist
+from compressor.tokens import get_counter
+from dashboard import tables
+from tests.dashboard.conftest import OPENJIUWEN_DUMPS, demo_analysis
+
+
+class TestSpanFrame:
+    def test_one_row_per_system_and_context_message(self) -> None:
+        analysis = demo_analysis()
+        frame = tables.span_frame(analysis)
+        assert list(frame.columns) == tables.SPAN_COLUMNS
+        assert len(frame) == len(analysis.conversation.system) + len(analysis.conversation.messages)
+        assert frame["position"].tolist() == list(range(len(frame)))
+
+    def test_tokens_and_segments_are_the_analysis_values(self) -> None:
+        analysis = demo_analysis(keep_recent_messages=2)
+        frame = tables.span_frame(analysis)
+        context = frame[frame["segment"] != "system"]
+        assert context["tokens"].tolist() == list(analysis.profile.tokens)
+        assert context["segment"].tolist() == [row.segment for row in analysis.per_message]
+        assert context["index"].tolist() == list(range(len(analysis.conversation.messages)))
+        system = frame[frame["segment"] == "system"]
+        assert system["tokens"].tolist() == list(analysis.profile.system_tokens)
+        assert system["index"].isna().all()
+
+    def test_the_last_real_user_message_is_flagged_once(self) -> None:
+        analysis = demo_analysis()
+        frame = tables.span_frame(analysis)
+        assert frame.loc[frame["last_user"], "index"].tolist() == [analysis.last_user_index]
+
+    def test_message_table_translates_segments_and_notes(self) -> None:
+        frame = tables.span_frame(demo_analysis())
+        shown = tables.message_table(frame, {"prefix": "P", "compress": "C"}, {"last_user": "LU"})
+        assert list(shown.columns) == ["index", "role", "tokens", "segment", "notes", "preview"]
+        assert set(shown["segment"]) == {"system", "P", "C"}
+        assert shown.loc[shown["notes"] == "LU", "index"].tolist() == [0]
+
+    def test_previews_are_one_short_line(self) -> None:
+        frame = tables.span_frame(demo_analysis())
+        assert all("\n" not in text and len(text) <= tables.PREVIEW_CHARS for text in frame["preview"])
+        assert frame.loc[frame["index"] == 1, "preview"].item().startswith("I'll start with the layout")
+
+
+class TestPreview:
+    def test_collapses_whitespace_and_cuts_with_an_ellipsis(self) -> None:
+        assert tables.preview("a \n\n b") == "a b"
+        assert tables.preview("x" * 10, 5) == "xxxx…"
+
+    def test_a_call_without_text_previews_its_tool_calls(self) -> None:
+        message = Message.model_validate(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c1", "name": "bash", "arguments": '{"command":"ls"}'}],
+            }
+        )
+        assert tables.message_preview(message) == 'bash({"command":"ls"})'
+
+
+class TestResultTables:
+    def test_attempts_table_has_one_row_per_call(self) -> None:
+        attempts = (
+            Attempt(1, 12, 9000, "context_overflow", "too long", budget_ratio=0.85, seconds=0.5),
+            Attempt(2, 9, 7000, "ok", seconds=1.25),
+        )
+        frame = tables.attempts_table(attempts)
+        assert frame["attempt"].tolist() == [1, 2]
+        assert frame["request_tokens"].tolist() == [9000, 7000]
+        assert frame["outcome"].tolist() == ["context_overflow", "ok"]
+        assert frame["budget_ratio"].tolist()[0] == 0.85
+
+    def test_checklist_table_numbers_the_eleven_sections(self) -> None:
+        summary = "### 1. Active Task\nfix\n### 8. Files, Code Areas, Artifacts\nx"
+        frame = tables.checklist_table(section_checklist(summary))
+        assert frame["number"].tolist() == list(range(1, 12))
+        assert frame["section"].tolist() == list(SNAPSHOT_SECTIONS)
+        assert frame.loc[frame["present"], "number"].tolist() == [1, 8]
+
+    def test_debug_table_flattens_nested_values(self) -> None:
+        records = [
+            {"timestamp": 1.5, "event": "threshold_check", "processor": "P", "hit": True, "total_tokens": 10},
+            {"timestamp": 2.0, "event": "span_built", "preserved_prefix": [{"idx": 0}, {"idx": 1}]},
+        ]
+        frame = tables.debug_table(records)
+        assert list(frame.columns) == ["timestamp", "event", "hit", "total_tokens", "preserved_prefix"]
+        assert frame["preserved_prefix"].tolist()[1] == "2 items"
+        assert frame["timestamp"].tolist()[0].timestamp() == 1.5
+
+    def test_messages_table_prices_each_message_with_the_counter(self) -> None:
+        messages = [Message(role="user", content="a"), Message(role="assistant", content="b c")]
+        frame = tables.messages_table(messages, "cl100k_base")
+        counter = get_counter("cl100k_base")
+        assert frame.to_dict("list") == {
+            "index": [0, 1],
+            "role": ["user", "assistant"],
+            "tokens": [counter.message_tokens(m) for m in messages],
+            "preview": ["a", "b c"],
+        }
+        assert list(tables.messages_table(messages).columns) == ["index", "role", "preview"]
+
+
+@pytest.fixture(scope="module")
+def dump_rows() -> list[dict[str, object]]:
+    index = index_dumps(OPENJIUWEN_DUMPS)
+    assert len(index.dumps) == 3, index.broken
+    return index.dumps
+
+
+class TestDumpFrame:
+    def test_columns_and_values_come_from_the_index_rows(self, dump_rows: list[dict[str, object]]) -> None:
+        frame = tables.dump_frame(dump_rows)
+        assert list(frame.columns) == tables.DUMP_COLUMNS
+        by_path = {row["path"]: row for row in dump_rows}
+        for _, row in frame.iterrows():
+            source = by_path[row["path"]]
+            assert row["tokens_before"] == source["tokens_before"]
+            assert row["tokens_after"] == source["tokens_after"]
+            assert row["reduction_ratio"] == source["reduction_ratio"]
+            assert (row["prefix"], row["compress"], row["tail"]) == (
+                source["prefix_count"],
+                source["compress_count"],
+                source["tail_count"],
+            )
+            assert row["file"] == Path(str(source["path"])).name
+
+    def test_newest_first(self, dump_rows: list[dict[str, object]]) -> None:
+        frame = tables.dump_frame(dump_rows)
+        assert frame["time"].is_monotonic_decreasing
+
+    def test_an_empty_listing_has_the_columns(self) -> None:
+        assert list(tables.dump_frame([]).columns) == tables.DUMP_COLUMNS
+
+    def test_filters(self, dump_rows: list[dict[str, object]]) -> None:
+        frame = tables.dump_frame(dump_rows)
+        assert len(tables.filter_dumps(frame)) == 3
+        best = frame["reduction_ratio"].max()
+        assert tables.filter_dumps(frame, min_ratio=best)["reduction_ratio"].tolist() == [best]
+        assert len(tables.filter_dumps(frame, text="COMPACT001")) == 1
+        assert len(tables.filter_dumps(frame, sessions=["nobody"])) == 0
+        assert tables.filter_dumps(frame, retried_only=True)["context"].tolist() == ["compact015"]
+
+    def test_pages(self) -> None:
+        frame = pd.DataFrame({"n": range(120)})
+        assert tables.page_count(120, 50) == 3
+        assert tables.page_count(0, 50) == 1
+        assert tables.page_of(frame, 3, 50)["n"].tolist() == list(range(100, 120))
+        assert tables.page_of(frame, 9, 50)["n"].tolist() == list(range(100, 120))
+
+
+class TestDumpSpanFrame:
+    def test_segments_follow_the_dumps_span_counts(self) -> None:
+        path = next((OPENJIUWEN_DUMPS / "compact015").glob("*.json"))
+        record = read_dump(path)
+        frame = tables.dump_span_frame(record)
+        context = frame[frame["segment"] != "system"]
+        counts = context["segment"].value_counts().to_dict()
+        assert counts.get("prefix", 0) == record.prefix_count
+        assert counts.get("compress", 0) == record.compress_count
+        assert counts.get("tail", 0) == record.tail_count
+        assert (frame["segment"] == "system").sum() == record.system_messages_count
+        assert tables.dump_conversation(record).messages == list(record.before)
