@@ -105,8 +105,8 @@ class Message(BaseModel):
     usage_metadata: dict[str, Any] | None = None
     metadata: dict[str, Any] | None = None
 
-    # Per-counter token counts; safe to cache because the message is frozen.
-    _tokens: dict[str, int] = PrivateAttr(default_factory=dict)
+    # Per-counter token counts, created on first count (saves memory on load); safe: the message is frozen.
+    _tokens: dict[str, int] | None = PrivateAttr(default=None)
 
     @field_validator("content", mode="before")
     @classmethod

@@ -152,7 +152,13 @@ class CompactionEvent:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one setting does over the whole run."""
+    """What one setting does over the whole run.
+
+    ``peak_tokens``, ``steps_over_capacity`` and ``agent_input_tokens`` read the window *sent* at each call (after
+    that step's compaction, if any); ``compaction_input_tokens`` adds up every request made to the compaction
+    model, refused compactions included (the call was made); ``refused`` counts hits whose compaction was
+    discarded (no benefit) or failed.
+    """
 
     trigger_context_ratio: float
     keep_recent_messages: int

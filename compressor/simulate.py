@@ -49,6 +49,8 @@ class Simulation:
     summary: str
     source: str
     messages: int
+    #: openJiuwen compacts only with both a model and a client configured; the simulation shows what it would do
+    model_configured: bool = False
 
     @property
     def context_max(self) -> int:
@@ -94,6 +96,7 @@ class Simulation:
             "summary": self.summary,
             "context_max_source": self.capacity.source,
             "model": self.capacity.model,
+            "model_configured": self.model_configured,
             **self.outcome.to_dict(),
             "compaction_events": [event.to_dict() for event in self.events],
         }
@@ -147,6 +150,7 @@ def simulate(
         summary=summary_model.label,
         source=conversation.name,
         messages=len(conversation.messages),
+        model_configured=config.model_configured,
     )
 
 
@@ -242,13 +246,14 @@ def add_simulate_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "simulate", help="replay a run: where compaction fires, what it costs, and a sweep of settings"
     )
-    parser.add_argument("file", metavar="FILE")
+    parser.add_argument("file", metavar="FILE", help="an agent run in any supported format")
     _add_settings(parser)
     sweep = parser.add_argument_group("sweep")
     sweep.add_argument("--ratios", metavar="R,R,…", help="trigger ratios to sweep (default 0.5,0.6,0.7,0.8,0.9)")
     sweep.add_argument("--keeps", metavar="N,N,…", help="keep_recent_messages values to sweep (default 0,2,4)")
     sweep.add_argument("--summary", default="offline", metavar="offline|fixed:N|ratio:X",
-                       help="how big each summary is (default offline: the offline backend's real reply)")
+                       help="how big each summary is: offline (default) runs the offline backend on every "
+                            "compaction request, slow on long runs; fixed:N and ratio:X are instant")
     sweep.add_argument("--headroom", default="0.1", metavar="H",
                        help="share of context_max the recommendation keeps free (default 0.1)")
     parser.add_argument("--conversation", type=int, default=None, metavar="K",

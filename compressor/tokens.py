@@ -91,7 +91,10 @@ def load_encoding(name: str) -> tiktoken.Encoding:
 
 def _token_cache(message: Message) -> dict[str, int]:
     # Read the private cache directly: pydantic's __getattr__ path costs more than the lookup itself.
-    cache_: dict[str, int] = message.__pydantic_private__["_tokens"]  # type: ignore[index]
+    private = message.__pydantic_private__
+    cache_: dict[str, int] | None = private["_tokens"]  # type: ignore[index]
+    if cache_ is None:
+        cache_ = private["_tokens"] = {}  # type: ignore[index]
     return cache_
 
 
@@ -173,7 +176,8 @@ class TiktokenCounter(TokenCounter):
 
     def tok_many(self, texts: Sequence[str]) -> list[int]:
         # Identical to encode(..., disallowed_special=()) per text; tiktoken releases the GIL, so threads help.
-        workers = min(os.cpu_count() or 1, 4)
+        # Threads pay off only with cores to spare: on a 2-core machine the handoffs cost more than they save.
+        workers = min((os.cpu_count() or 1) - 1, 4)
         if len(texts) < 256 or workers < 2:
             return [self.tok(text) for text in texts]
         size = -(-len(texts) // workers)
