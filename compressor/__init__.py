@@ -21,7 +21,9 @@ from .errors import (
 from .formats import load_conversation, load_conversations
 from .messages import Conversation, Message, ToolCall, ToolDef
 from .reinjection import Reinjection, build_reinjection
+from .simulate import simulate
 from .spans import Span, build_span, effective_keep, last_user_index
+from .sweep import sweep
 from .tokens import TokenCounter, get_counter, profile
 from .trigger import Decision, decide
 from .windows import resolve_context_max
@@ -69,5 +71,7 @@ __all__ = [
     "profile",
     "read_dump",
     "resolve_context_max",
+    "simulate",
+    "sweep",
     "write_dump",
 ]

@@ -203,6 +203,12 @@ def cmd_compact(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_FAILED if result.status == "failed" else EXIT_OK
 
 
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
 def _write_atomic(path: Path, text: str) -> None:
     import tempfile
 
@@ -211,6 +217,7 @@ def _write_atomic(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        os.chmod(temp, 0o666 & ~_umask())  # mkstemp makes 0600; an output file gets the usual permissions
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)

@@ -1,8 +1,7 @@
 """``simulate()``: replay a whole agent run under one setting, compacting wherever openJiuwen would.
 
-Invariant: before the first compaction every window equals the original run's (SPEC §6, reported usage
-included), so ``first_trigger_index`` is what analyze() decides on ``messages[:i]``; after a compaction every
-window is counted, because usage recorded in the file was measured on the uncompacted run (see ``simulate``).
+Invariant: until the first compaction every window is the original run's (SPEC §6, usage included), so
+``first_trigger_index`` is analyze() on ``messages[:i]``; after it every window is counted (see ``simulate``).
 """
 
 from __future__ import annotations

@@ -371,16 +371,17 @@ class TestSweep:
     @pytest.mark.parametrize("summary", ["fixed:400", "ratio:0.1", "offline"])
     def test_each_setting_equals_its_simulation(self, summary: str) -> None:
         conversation = generated(500, 3)
-        ratios, keeps, targets = (0.4, 0.6, 0.9), (0, 1, 5), (0.0, 0.05)
-        if summary == "offline":
-            ratios, keeps, targets = (0.5, 0.8), (0, 3), (0.02,)
-        swept = sweep(conversation, ratios=ratios, keeps=keeps, min_targets=targets, context_max=40_000,
+        ratios, keeps, targets, context_max = (0.4, 0.6, 0.9), (0, 1, 5), (0.0, 0.05), 40_000
+        if summary == "offline":  # the offline backend reads the whole request: keep it small
+            conversation = generated(120, 3)
+            ratios, keeps, targets, context_max = (0.6, 0.9), (0, 3), (0.15,), 16_000
+        swept = sweep(conversation, ratios=ratios, keeps=keeps, min_targets=targets, context_max=context_max,
                       summary=summary)
         assert len(swept.outcomes) == len(ratios) * len(keeps) * len(targets)
         for outcome in swept.outcomes:
             config = settings(outcome.trigger_context_ratio, outcome.keep_recent_messages,
                               outcome.min_target_context_ratio)
-            assert outcome == simulate(conversation, config, context_max=40_000, summary=summary).outcome
+            assert outcome == simulate(conversation, config, context_max=context_max, summary=summary).outcome
         assert sum(o.compactions for o in swept.outcomes) > 0
 
     @pytest.mark.parametrize("seed", range(8))
