@@ -131,6 +131,14 @@ def sweep_settings() -> Result:
     return run_sweep()
 
 
+@benchmark("dashboard_rerun")
+def dashboard_rerun() -> Result:
+    """A Span & trigger page rerun after a slider change on a 5,000-message run (see bench_dashboard.py)."""
+    from benchmarks.bench_dashboard import run as run_dashboard_rerun
+
+    return run_dashboard_rerun()
+
+
 def main(argv: list[str]) -> int:
     names = argv or list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]

@@ -89,14 +89,31 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "assignment",
         "secret assigned to a name",
+        # The match starts at the secret-like word; the whole identifier is recovered by walking back
+        # (a leading lazy ``[\w-]*?`` here made the scan try every position of every text).
         re.compile(
-            rf"""(?<![\w./-])([\w-]*?(?:{_ASSIGNED_NAMES}))["']?\s*[:=]\s*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s,;&"'(){{}}\[\]<>]+))""",
+            rf"""((?:{_ASSIGNED_NAMES}))["']?\s*[:=]\s*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s,;&"'(){{}}\[\]<>]+))""",
             re.I,
         ),
         group=-1,  # whichever of groups 2–4 matched
         name_group=1,
     ),
 )
+
+# Cheap substring tests (on lower-cased text) that must hold before a rule's regex is worth running.
+_HINTS: dict[str, tuple[str, ...]] = {
+    "private_key": ("private key",),
+    "anthropic_key": ("sk-ant-",),
+    "openai_key": ("sk-",),
+    "aws_access_key": ("akia", "asia"),
+    "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "slack_token": ("xox",),
+    "google_api_key": ("aiza",),
+    "url_credentials": ("://",),
+    "bearer_token": ("bearer",),
+    "assignment": ("pass", "secret", "key", "token"),
+}
+_IDENTIFIER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 _PLACEHOLDER = re.compile(
     r"^(?:\**|x+|\.+|-+|none|null|nil|true|false|undefined|changeme|redacted|\[redacted\]|<[^>]*>|"
@@ -130,9 +147,24 @@ def _assigned_value(match: re.Match[str]) -> tuple[str, int, int] | None:
     return None
 
 
+def _identifier(text: str, match: re.Match[str]) -> str | None:
+    """The whole name ending in the matched secret-like word, or None when it is part of a path or attribute."""
+    start = match.start(1)
+    while start > 0 and (text[start - 1] in _IDENTIFIER_CHARS or not text[start - 1].isascii() and text[start - 1].isalnum()):
+        start -= 1
+    if start > 0 and text[start - 1] in "./":
+        return None
+    return text[start : match.end(1)]
+
+
 def _findings(rule: _Rule, text: str) -> list[Finding]:
     out: list[Finding] = []
     for match in rule.pattern.finditer(text):
+        name = None
+        if rule.name_group is not None:
+            name = _identifier(text, match)
+            if name is None:
+                continue
         if rule.group == -1:
             found = _assigned_value(match)
             if found is None:
@@ -145,7 +177,7 @@ def _findings(rule: _Rule, text: str) -> list[Finding]:
                 value[: value.index("-----", 5) + 5] + ELLIPSIS
             )  # the BEGIN line names the key type only
         elif rule.name_group is not None:
-            preview = f"{match.group(rule.name_group)}={mask(value)}"
+            preview = f"{name}={mask(value)}"
         else:
             preview = mask(value)
         out.append(Finding(rule.kind, rule.label, start, end, preview))
@@ -156,7 +188,10 @@ def find_secrets(text: str) -> list[Finding]:
     """Every secret-looking value in ``text``, in order of position; overlaps are reported once."""
     taken: list[tuple[int, int]] = []
     kept: list[Finding] = []
+    lowered = text.lower()
     for rule in _RULES:
+        if not any(hint in lowered for hint in _HINTS[rule.kind]):
+            continue
         for finding in _findings(rule, text):
             if any(finding.start < end and start < finding.end for start, end in taken):
                 continue

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
+from compressor.outcome import CompactionEvent
+
 SEGMENT_ORDER: tuple[str, ...] = ("system", "prefix", "compress", "tail", "unanchored")
 COLORS: dict[str, str] = {
     "system": "#8C8C8C",
@@ -29,6 +31,7 @@ COLORS: dict[str, str] = {
     "context_max": "#333333",
     "before": "#F58518",
     "after": "#4C78A8",
+    "kept": "#9DB4CF",
 }
 DEFAULT_NAMES: dict[str, str] = {
     "system": "system",
@@ -56,6 +59,7 @@ DEFAULT_NAMES: dict[str, str] = {
     "tokens_before": "tokens before",
     "tokens_after": "tokens after",
     "time": "time",
+    "kept": "kept messages",
 }
 #: More messages than this are drawn as groups of consecutive messages of one segment.
 MAX_BARS = 400
@@ -411,3 +415,52 @@ def over_time(frame: pd.DataFrame, *, labels: Mapping[str, str] | None = None) -
         yaxis_title=names["tokens"],
     )
     return fig
+
+
+# -- whole-run replays (Tune and Demo pages) ------------------------------------------------------
+# The replay figures themselves are dashboard.report's (the exported report draws the same ones); these
+# helpers put them in the page's language and mark the step the Demo page is showing.
+
+
+def relabel(
+    fig: go.Figure,
+    *,
+    names: Mapping[str, str] | None = None,
+    title: str | None = None,
+    xaxis_title: str | None = None,
+    yaxis_title: str | None = None,
+) -> go.Figure:
+    """A copy of ``fig`` with trace names mapped through ``names`` (drawn name → shown name) and new titles."""
+    out = go.Figure(fig)
+    mapping = dict(names or {})
+    if mapping:
+        out.for_each_trace(lambda trace: trace.update(name=mapping.get(trace.name, trace.name)))
+    if title is not None:
+        out.update_layout(title_text=title)
+    if xaxis_title is not None:
+        out.update_xaxes(title_text=xaxis_title)
+    if yaxis_title is not None:
+        out.update_yaxes(title_text=yaxis_title)
+    return out
+
+
+def mark_step(fig: go.Figure, x: int, label: str) -> go.Figure:
+    """A copy of ``fig`` with a vertical line at ``x`` (the model call on show) labelled ``label``."""
+    out = go.Figure(fig)
+    out.add_vline(
+        x=x,
+        line={"color": COLORS["context_max"], "width": 2, "dash": "dot"},
+        annotation_text=label,
+        annotation_position="top",
+    )
+    return out
+
+
+def compaction_parts(event: CompactionEvent) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """A replayed compaction as ``before_after`` parts: kept messages · compressed span → kept messages ·
+    memory block · reinjection. ``tokens_before`` and ``compress_tokens`` are both counts of a list (each
+    with the one +3 of SPEC §5), so their difference is the kept messages' own tokens."""
+    kept = event.tokens_before - event.compress_tokens
+    before = [("kept", kept), ("compressed", event.compress_tokens)]
+    after = [("kept", kept), ("memory", event.memory_tokens), ("reinjection", event.reinjection_tokens)]
+    return before, after

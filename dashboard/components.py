@@ -2,7 +2,8 @@
 and a folder browser confined to the configured roots.
 
 Invariant: user content reaches the screen only as text (st.text, st.code, dataframes) or escaped by
-``plain`` where Streamlit would read markdown, so a message holding ``<script>`` or ``**x**`` shows as written.
+``plain`` where Streamlit would read markdown, so a message holding ``<script>`` or ``**x**`` shows as written;
+a secret found in content is named by kind and masked preview only, never shown in full.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 from compressor.messages import Message
+from compressor.secrets import Finding, find_secrets
 
 from . import roots, state
 from .i18n import t
@@ -55,6 +57,57 @@ def show_message(message: Message, heading: str) -> None:
         st.code(
             json.dumps(extra, ensure_ascii=False, indent=2, default=str), language="json", wrap_lines=True
         )
+
+
+#: Most secrets listed under one warning; the rest are counted.
+SECRETS_SHOWN = 20
+
+
+def secret_kind(kind: str) -> str:
+    """A kind of secret (``compressor.secrets``) in words, in the UI language; an unknown kind as itself."""
+    labels = {
+        "private_key": t("secrets.kind.private_key"),
+        "anthropic_key": t("secrets.kind.anthropic_key"),
+        "openai_key": t("secrets.kind.openai_key"),
+        "aws_access_key": t("secrets.kind.aws_access_key"),
+        "github_token": t("secrets.kind.github_token"),
+        "slack_token": t("secrets.kind.slack_token"),
+        "google_api_key": t("secrets.kind.google_api_key"),
+        "url_credentials": t("secrets.kind.url_credentials"),
+        "bearer_token": t("secrets.kind.bearer_token"),
+        "assignment": t("secrets.kind.assignment"),
+    }
+    return labels.get(kind, kind)
+
+
+def flag_secrets(headline: str, found: Sequence[tuple[str, Finding]]) -> None:
+    """A warning when ``found`` (where, finding) is not empty, listing each secret by kind and masked preview."""
+    if not found:
+        return
+    st.warning(headline)
+    lines = [
+        t("secrets.line", where=where, kind=secret_kind(finding.kind), preview=finding.preview)
+        for where, finding in found[:SECRETS_SHOWN]
+    ]
+    if len(found) > SECRETS_SHOWN:
+        lines.append(t("secrets.more", count=len(found) - SECRETS_SHOWN))
+    st.text("\n".join(lines))  # text, not markdown: a preview may hold any character
+
+
+def flag_message_secrets(
+    system: Sequence[tuple[int, Finding]], context: Sequence[tuple[int, Finding]]
+) -> None:
+    """Flag secrets found in the system messages (numbered from 1) and the context messages (by index)."""
+    found = [(t("secrets.where.system", number=index + 1), finding) for index, finding in system]
+    found += [(t("secrets.where.message", index=index), finding) for index, finding in context]
+    flag_secrets(t("secrets.messages", count=len(found)), found)
+
+
+def flag_summary_secrets(summary: str | None) -> None:
+    """Flag secrets in a compaction's summary (it is short, so it is searched on every run)."""
+    where = t("secrets.where.summary")
+    found = [(where, finding) for finding in find_secrets(summary or "")]
+    flag_secrets(t("secrets.summary", count=len(found)), found)
 
 
 def message_picker(messages: Sequence[Message], key: str, heading: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from compressor.sweep import Recommendation
 from compressor.trigger import Decision
 from compressor.windows import Capacity
 
@@ -262,6 +263,30 @@ EN: dict[str, str] = {
     "result.context": "The context after compaction: {messages} messages.",
     "result.context_message": "Message",
     "result.no_debug": "No debug records.",
+    # secrets flagged in messages and summaries (shown by kind and a masked preview, never in full)
+    "secrets.messages": (
+        "{count} possible secret(s) in this conversation's messages, shown masked below: remove them before "
+        "sharing the conversation, a compaction of it or its dumps."
+    ),
+    "secrets.summary": (
+        "The summary holds {count} possible secret(s), shown masked below: a compaction carries them into the "
+        "new context, the download and the dump."
+    ),
+    "secrets.line": "{where} · {kind} · {preview}",
+    "secrets.more": "…and {count} more.",
+    "secrets.where.message": "message #{index}",
+    "secrets.where.system": "system message {number}",
+    "secrets.where.summary": "summary",
+    "secrets.kind.private_key": "private key block",
+    "secrets.kind.anthropic_key": "Anthropic API key",
+    "secrets.kind.openai_key": "OpenAI-style API key",
+    "secrets.kind.aws_access_key": "AWS access key id",
+    "secrets.kind.github_token": "GitHub token",
+    "secrets.kind.slack_token": "Slack token",
+    "secrets.kind.google_api_key": "Google API key",
+    "secrets.kind.url_credentials": "password in a URL",
+    "secrets.kind.bearer_token": "bearer token",
+    "secrets.kind.assignment": "secret assigned to a name",
     # Dump review page
     "dumps.title": "Dump review",
     "dumps.intro": "Compression dumps written by openJiuwen or by this tool, with the debug log when it is there.",
@@ -315,6 +340,178 @@ EN: dict[str, str] = {
     "dumps.rerun_backend.live": "The Live compaction page's backend",
     "dumps.rerun": "Re-run with current settings",
     "dumps.rerun_compare": "The recorded compaction went from {before:,} to {after:,} tokens.",
+    # Tune page
+    "tune.title": "Tune",
+    "tune.empty": (
+        "No conversation is loaded. Open the Load page to upload an agent run or to pick a sample, then come "
+        "back here to replay it."
+    ),
+    "tune.subtitle": (
+        "{name} · {messages} context messages, replayed model call by model call with the sidebar settings."
+    ),
+    "tune.summary": "Summary model",
+    "tune.summary_kind": "How big is each simulated summary?",
+    "tune.summary.ratio": "a share of the span (ratio:X)",
+    "tune.summary.fixed": "a fixed size (fixed:N)",
+    "tune.summary.offline": "the offline backend",
+    "tune.summary.live": "the Live compaction page's backend",
+    "tune.summary_help": (
+        "ratio:X and fixed:N are instant. The offline backend writes a real extractive summary at every "
+        "compaction (about 1 ms per message each time). The live backend calls a model, after you confirm."
+    ),
+    "tune.summary_tokens": "Summary tokens (N)",
+    "tune.summary_ratio": "Summary share of the compressed span (X)",
+    "tune.offline_note": (
+        "The offline backend runs once per compaction: quick on short runs, slow on long ones and on large sweeps."
+    ),
+    "tune.live_estimate": (
+        "A live replay would make about {calls:,} compaction call(s) sending about {tokens:,} input tokens "
+        "(largest request {largest:,}), assuming summaries of {ratio} of the span; retries would add more."
+    ),
+    "tune.live_backend": "Backend: {backend} (set it on the Live compaction page).",
+    "tune.live_unconfigured": "The Live compaction page's endpoint is not ready: {problem}",
+    "tune.live_confirm": "I accept sending about {tokens:,} tokens in {calls:,} call(s) to this backend",
+    "tune.live_run": "Run the live replay",
+    "tune.live_running": "Calling the backend for up to {calls:,} compaction(s)…",
+    "tune.live_pending": (
+        "Until the live replay runs, this page shows the replay with summaries sized {summary}."
+    ),
+    "tune.replaying": "Replaying the run…",
+    "tune.run": "This setting over the run",
+    "tune.run_caption": "{steps:,} model calls · summaries: {summary} · context_max {capacity}",
+    "tune.no_steps": (
+        "This conversation has no assistant message, so there is no model call to replay. Load an agent run "
+        "on the Load page."
+    ),
+    "tune.metric.first_trigger": "Trigger first fires",
+    "tune.metric.first_trigger_help": (
+        "The first model call (message index) where the window reaches the threshold of {threshold:,} tokens "
+        "on the uncompacted run and a compaction would be attempted."
+    ),
+    "tune.never": "never",
+    "tune.metric.compactions": "Compactions",
+    "tune.metric.compactions_help": "Compactions kept over the run; {refused} more were attempted and refused.",
+    "tune.metric.peak": "Peak utilisation",
+    "tune.metric.peak_help": "The largest window sent to the model: {peak:,} of {context_max:,} tokens.",
+    "tune.metric.compaction_input": "Compaction input tokens",
+    "tune.metric.compaction_input_help": "Tokens sent to the compaction model over {calls} call(s).",
+    "tune.metric.agent_input": "Agent input, with compaction",
+    "tune.metric.agent_input_help": "Tokens the agent sends over all its model calls with this setting.",
+    "tune.metric.agent_input_uncompacted": "Agent input, without compaction",
+    "tune.over_capacity": "{over} of {steps} model calls send more than context_max.",
+    "tune.no_model": (
+        "openJiuwen compacts only with a model and a model client configured; this replay shows what it "
+        "would do with one."
+    ),
+    "tune.trace.uncompacted": "without compaction",
+    "tune.trace.read": "window the trigger read",
+    "tune.trace.sent": "window sent to the model",
+    "tune.trace.compaction": "compaction",
+    "tune.trace.refused": "refused compaction",
+    "tune.trace.settings": "settings",
+    "tune.trace.recommended": "recommended",
+    "tune.chart.context": "Context over the run",
+    "tune.chart.context_x": "message index of the model call",
+    "tune.col.message": "Message",
+    "tune.col.outcome": "Outcome",
+    "tune.col.compress": "Span tokens",
+    "tune.col.files": "Files reinjected",
+    "tune.no_events": "No compaction is attempted with this setting.",
+    "tune.sweep": "Sweep",
+    "tune.grid.ratios": "trigger_context_ratio from … to",
+    "tune.grid.step": "Step",
+    "tune.grid.keeps": "keep_recent_messages values",
+    "tune.grid.keeps_help": "The sidebar's value is always added.",
+    "tune.grid.size": (
+        "{settings} settings: {ratios} ratios × {keeps} keep values at min_target_context_ratio {min_target}, "
+        "summaries {summary}. The sidebar's setting is one of them."
+    ),
+    "tune.offline_sweep": (
+        "The offline backend summarises at every compaction of every setting: on a long run choose ratio:X."
+    ),
+    "tune.sweeping": "Replaying {settings} settings…",
+    "tune.heat.compactions": "Compactions over the run",
+    "tune.heat.cost": "Tokens sent to the compaction model",
+    "tune.heat.peak": "Peak context, share of context_max",
+    "tune.recommendation": "Recommendation",
+    "tune.headroom": "Headroom to keep free at every model call",
+    "tune.headroom_help": "The recommended setting keeps the context at or below (1 − headroom) × context_max.",
+    "tune.chart.tradeoff": "Compaction cost against headroom",
+    "tune.chart.tradeoff_x": "headroom at the peak (1 − peak / context_max)",
+    "tune.chart.tradeoff_y": "tokens sent to the compaction model",
+    "tune.recommend.use": (
+        "Use trigger_context_ratio {ratio}, keep_recent_messages {keep}, min_target_context_ratio {min_target}."
+    ),
+    "tune.recommend.none": "No setting of this sweep keeps {headroom} of context_max free at every model call.",
+    "tune.why.qualifying": (
+        "{qualifying} of {considered} settings keep the context at or below {limit} of context_max at every "
+        "model call."
+    ),
+    "tune.why.highest": (
+        "The highest trigger_context_ratio among them is {ratio}: compaction waits longest, so the agent keeps "
+        "the most of its raw work."
+    ),
+    "tune.why.ties": (
+        "At that ratio the fewest compactions win, then the fewest tokens sent to the compaction model."
+    ),
+    "tune.why.never": "With it, compaction never fires on this run.",
+    "tune.why.cost": "It needs {compactions} compaction(s), sending {tokens:,} tokens to the compaction model.",
+    "tune.why.peak": (
+        "Its context peaks at {peak:,} tokens ({share} of context_max); the agent sends {agent:,} input tokens "
+        "instead of {uncompacted:,} without compaction."
+    ),
+    "tune.why.none": "No setting keeps the context at or below {limit} of context_max at every model call.",
+    "tune.why.none_advice": (
+        "Only the work after the latest user request can be compacted: try lower trigger ratios, a lower "
+        "min_target_context_ratio, fewer kept messages, less headroom or a larger context."
+    ),
+    "tune.apply": "Apply to sidebar",
+    "tune.applied": "The sidebar already holds this setting.",
+    "tune.downloads": "Downloads",
+    "tune.download_csv": "Sweep (CSV)",
+    "tune.download_report": "Report (HTML)",
+    "tune.report_title": "Compaction report: {name}",
+    # Demo page
+    "demo.title": "Demo",
+    "demo.empty": (
+        "No conversation is loaded. Open the Load page to upload an agent run or to pick a sample, then come "
+        "back here to play it."
+    ),
+    "demo.subtitle": "{name} · {steps} model calls · summaries: {summary} · context_max {capacity}",
+    "demo.no_steps": "This conversation has no assistant message, so there is no model call to play back.",
+    "demo.no_compaction": (
+        "With these settings compaction never fires on this run: the threshold is {threshold:,} tokens and the "
+        "context peaks at {peak:,}. Lower trigger_context_ratio or context_max in the sidebar to see one."
+    ),
+    "demo.play": "Play",
+    "demo.pause": "Pause",
+    "demo.restart": "Start over",
+    "demo.step": "Model call",
+    "demo.where": "Model call {step} of {steps} · message #{index} · context messages: {messages}",
+    "demo.caption.used": "The agent has used {used:,} of {capacity:,} tokens.",
+    "demo.caption.starts": "Compaction starts at {threshold:,} tokens ({ratio} of the context).",
+    "demo.caption.without": "Without compaction the context would hold {uncompacted:,} tokens by now.",
+    "demo.caption.compacted": (
+        "Threshold crossed at {tokens:,} of {threshold:,} tokens: compaction replaces {count} messages with "
+        "one summary."
+    ),
+    "demo.caption.replaced": (
+        "{compress:,} tokens of this round's work become a memory block of {memory:,} tokens: the window drops "
+        "from {before:,} to {after:,} tokens."
+    ),
+    "demo.caption.crossed": "Threshold crossed at {tokens:,} of {threshold:,} tokens.",
+    "demo.caption.held": "No compaction yet: {reason}.",
+    "demo.caption.refused": "The compaction was refused: {reason}.",
+    "demo.no_benefit": "the result would not be smaller than the original",
+    "demo.over": "Over capacity: this call sends {tokens:,} tokens to a model that holds {capacity:,}.",
+    "demo.kept": "kept messages",
+    "demo.now": "now",
+    "demo.export": "Take it away",
+    "demo.export_help": (
+        "One HTML file with the run, its compactions, the sweep and the recommendation; it opens without a "
+        "server or a network."
+    ),
+    "demo.export_button": "Export report (HTML)",
 }
 
 ZH: dict[str, str] = {
@@ -536,6 +733,23 @@ ZH: dict[str, str] = {
     "result.context": "压缩后的上下文：{messages} 条消息。",
     "result.context_message": "消息",
     "result.no_debug": "没有调试记录。",
+    "secrets.messages": "此会话的消息中有 {count} 处疑似密钥（下方已打码显示）：分享会话、其压缩结果或转储之前请先删除。",
+    "secrets.summary": "摘要中有 {count} 处疑似密钥（下方已打码显示）：压缩会把它们带入新上下文、下载文件和转储。",
+    "secrets.line": "{where}：{kind}（{preview}）",
+    "secrets.more": "……另有 {count} 处。",
+    "secrets.where.message": "消息 #{index}",
+    "secrets.where.system": "系统消息 {number}",
+    "secrets.where.summary": "摘要",
+    "secrets.kind.private_key": "私钥块",
+    "secrets.kind.anthropic_key": "Anthropic API 密钥",
+    "secrets.kind.openai_key": "OpenAI 风格的 API 密钥",
+    "secrets.kind.aws_access_key": "AWS 访问密钥 ID",
+    "secrets.kind.github_token": "GitHub 令牌",
+    "secrets.kind.slack_token": "Slack 令牌",
+    "secrets.kind.google_api_key": "Google API 密钥",
+    "secrets.kind.url_credentials": "URL 中的密码",
+    "secrets.kind.bearer_token": "Bearer 令牌",
+    "secrets.kind.assignment": "赋值给变量的密钥",
     "dumps.title": "转储回顾",
     "dumps.intro": "由 openJiuwen 或本工具写出的压缩转储，若有调试日志也一并读取。",
     "dumps.source": "转储来源",
@@ -588,6 +802,141 @@ ZH: dict[str, str] = {
     "dumps.rerun_backend.live": "“实时压缩”页面配置的后端",
     "dumps.rerun": "用当前设置重新运行",
     "dumps.rerun_compare": "记录中的压缩将 token 从 {before:,} 降到 {after:,}。",
+    "tune.title": "调参",
+    "tune.empty": "尚未加载会话。请打开“加载”页面上传智能体运行记录或选择示例，再回到这里回放。",
+    "tune.subtitle": "{name} · {messages} 条上下文消息，按侧边栏设置逐次模型调用回放。",
+    "tune.summary": "摘要模型",
+    "tune.summary_kind": "每次模拟的摘要有多大？",
+    "tune.summary.ratio": "片段的一定比例（ratio:X）",
+    "tune.summary.fixed": "固定大小（fixed:N）",
+    "tune.summary.offline": "离线后端",
+    "tune.summary.live": "“实时压缩”页面配置的后端",
+    "tune.summary_help": (
+        "ratio:X 和 fixed:N 即时完成。离线后端在每次压缩时生成真实的抽取式摘要（每次约每条消息 1 毫秒）。"
+        "实时后端会调用模型，需先确认。"
+    ),
+    "tune.summary_tokens": "摘要 token 数（N）",
+    "tune.summary_ratio": "摘要占被压缩片段的比例（X）",
+    "tune.offline_note": "离线后端每次压缩运行一次：短运行很快，长运行和大规模扫描较慢。",
+    "tune.live_estimate": (
+        "实时回放约需 {calls:,} 次压缩调用，共发送约 {tokens:,} 个输入 token（最大一次请求 {largest:,}），"
+        "按摘要为片段的 {ratio} 估算；重试会更多。"
+    ),
+    "tune.live_backend": "后端：{backend}（在“实时压缩”页面设置）。",
+    "tune.live_unconfigured": "“实时压缩”页面的接口尚未就绪：{problem}",
+    "tune.live_confirm": "我同意向此后端分 {calls:,} 次调用发送约 {tokens:,} 个 token",
+    "tune.live_run": "运行实时回放",
+    "tune.live_running": "正在调用后端，最多 {calls:,} 次压缩……",
+    "tune.live_pending": "在实时回放运行之前，本页显示摘要大小为 {summary} 的回放。",
+    "tune.replaying": "正在回放运行记录……",
+    "tune.run": "此设置下的整个运行",
+    "tune.run_caption": "{steps:,} 次模型调用 · 摘要：{summary} · context_max {capacity}",
+    "tune.no_steps": "此会话没有助手消息，因此没有可回放的模型调用。请在“加载”页面加载智能体运行记录。",
+    "tune.metric.first_trigger": "首次触发",
+    "tune.metric.first_trigger_help": (
+        "在未压缩的运行中，窗口首次达到 {threshold:,} token 阈值并会尝试压缩的那次模型调用（消息序号）。"
+    ),
+    "tune.never": "从不",
+    "tune.metric.compactions": "压缩次数",
+    "tune.metric.compactions_help": "整个运行中保留的压缩次数；另有 {refused} 次尝试被拒绝。",
+    "tune.metric.peak": "峰值占用",
+    "tune.metric.peak_help": "发送给模型的最大窗口：{peak:,} / {context_max:,} token。",
+    "tune.metric.compaction_input": "压缩输入 token",
+    "tune.metric.compaction_input_help": "{calls} 次调用中发送给压缩模型的 token。",
+    "tune.metric.agent_input": "智能体输入（有压缩）",
+    "tune.metric.agent_input_help": "此设置下智能体在所有模型调用中发送的 token。",
+    "tune.metric.agent_input_uncompacted": "智能体输入（无压缩）",
+    "tune.over_capacity": "{steps} 次模型调用中有 {over} 次发送的内容超过 context_max。",
+    "tune.no_model": "openJiuwen 只有在配置了模型和模型客户端时才会压缩；此回放展示配置后它会怎么做。",
+    "tune.trace.uncompacted": "不压缩",
+    "tune.trace.read": "触发器读取的窗口",
+    "tune.trace.sent": "发送给模型的窗口",
+    "tune.trace.compaction": "压缩",
+    "tune.trace.refused": "被拒绝的压缩",
+    "tune.trace.settings": "设置",
+    "tune.trace.recommended": "推荐",
+    "tune.chart.context": "整个运行中的上下文",
+    "tune.chart.context_x": "模型调用对应的消息序号",
+    "tune.col.message": "消息",
+    "tune.col.outcome": "结果",
+    "tune.col.compress": "片段 token",
+    "tune.col.files": "回注的文件",
+    "tune.no_events": "此设置下不会尝试压缩。",
+    "tune.sweep": "参数扫描",
+    "tune.grid.ratios": "trigger_context_ratio 范围",
+    "tune.grid.step": "步长",
+    "tune.grid.keeps": "keep_recent_messages 取值",
+    "tune.grid.keeps_help": "侧边栏中的取值总会加入。",
+    "tune.grid.size": (
+        "共 {settings} 个设置：{ratios} 个比例 × {keeps} 个保留值，min_target_context_ratio 为 {min_target}，"
+        "摘要 {summary}。侧边栏的设置也在其中。"
+    ),
+    "tune.offline_sweep": "离线后端会在每个设置的每次压缩时生成摘要：长运行请选择 ratio:X。",
+    "tune.sweeping": "正在回放 {settings} 个设置……",
+    "tune.heat.compactions": "整个运行的压缩次数",
+    "tune.heat.cost": "发送给压缩模型的 token",
+    "tune.heat.peak": "上下文峰值占 context_max 的比例",
+    "tune.recommendation": "推荐设置",
+    "tune.headroom": "每次模型调用时保留的余量",
+    "tune.headroom_help": "推荐的设置让上下文始终不超过 (1 − 余量) × context_max。",
+    "tune.chart.tradeoff": "压缩成本与余量",
+    "tune.chart.tradeoff_x": "峰值时的余量（1 − 峰值 / context_max）",
+    "tune.chart.tradeoff_y": "发送给压缩模型的 token",
+    "tune.recommend.use": (
+        "建议使用 trigger_context_ratio {ratio}、keep_recent_messages {keep}、"
+        "min_target_context_ratio {min_target}。"
+    ),
+    "tune.recommend.none": "此次扫描中没有任何设置能在每次模型调用时保留 context_max 的 {headroom} 空闲。",
+    "tune.why.qualifying": "{considered} 个设置中有 {qualifying} 个在每次模型调用时让上下文不超过 context_max 的 {limit}。",
+    "tune.why.highest": "其中最高的 trigger_context_ratio 是 {ratio}：压缩等待最久，智能体保留的原始工作最多。",
+    "tune.why.ties": "同一比例下，压缩次数最少者优先，其次是发送给压缩模型的 token 最少者。",
+    "tune.why.never": "使用它时，此运行中从不触发压缩。",
+    "tune.why.cost": "它需要 {compactions} 次压缩，向压缩模型发送 {tokens:,} 个 token。",
+    "tune.why.peak": (
+        "其上下文峰值为 {peak:,} token（context_max 的 {share}）；智能体共发送 {agent:,} 个输入 token，"
+        "不压缩时为 {uncompacted:,}。"
+    ),
+    "tune.why.none": "没有任何设置能在每次模型调用时让上下文不超过 context_max 的 {limit}。",
+    "tune.why.none_advice": (
+        "只有最后一条用户请求之后的工作可以压缩：请尝试更低的触发比例、更低的 min_target_context_ratio、"
+        "更少的保留消息、更小的余量或更大的上下文。"
+    ),
+    "tune.apply": "应用到侧边栏",
+    "tune.applied": "侧边栏已是此设置。",
+    "tune.downloads": "下载",
+    "tune.download_csv": "扫描结果（CSV）",
+    "tune.download_report": "报告（HTML）",
+    "tune.report_title": "压缩报告：{name}",
+    "demo.title": "演示",
+    "demo.empty": "尚未加载会话。请打开“加载”页面上传智能体运行记录或选择示例，再回到这里播放。",
+    "demo.subtitle": "{name} · {steps} 次模型调用 · 摘要：{summary} · context_max {capacity}",
+    "demo.no_steps": "此会话没有助手消息，因此没有可播放的模型调用。",
+    "demo.no_compaction": (
+        "在这些设置下，此运行中从不触发压缩：阈值为 {threshold:,} token，上下文峰值为 {peak:,}。"
+        "在侧边栏调低 trigger_context_ratio 或 context_max 即可看到压缩。"
+    ),
+    "demo.play": "播放",
+    "demo.pause": "暂停",
+    "demo.restart": "从头开始",
+    "demo.step": "模型调用",
+    "demo.where": "第 {step} / {steps} 次模型调用 · 消息 #{index} · 上下文中有 {messages} 条消息",
+    "demo.caption.used": "智能体已使用 {capacity:,} 个 token 中的 {used:,} 个。",
+    "demo.caption.starts": "上下文达到 {threshold:,} token（容量的 {ratio}）时开始压缩。",
+    "demo.caption.without": "如果不压缩，此时上下文将有 {uncompacted:,} 个 token。",
+    "demo.caption.compacted": "在 {tokens:,} token 时越过阈值 {threshold:,}：压缩把 {count} 条消息替换为一条摘要。",
+    "demo.caption.replaced": (
+        "本轮工作的 {compress:,} 个 token 变成 {memory:,} token 的记忆块：窗口从 {before:,} 降到 {after:,} token。"
+    ),
+    "demo.caption.crossed": "在 {tokens:,} token 时越过阈值 {threshold:,}。",
+    "demo.caption.held": "暂不压缩：{reason}。",
+    "demo.caption.refused": "压缩被拒绝：{reason}。",
+    "demo.no_benefit": "压缩结果不比原来更小",
+    "demo.over": "超出容量：这次调用向只能容纳 {capacity:,} token 的模型发送了 {tokens:,} 个 token。",
+    "demo.kept": "保留的消息",
+    "demo.now": "当前",
+    "demo.export": "带走报告",
+    "demo.export_help": "一个 HTML 文件，包含运行过程、各次压缩、参数扫描和推荐设置；无需服务器或网络即可打开。",
+    "demo.export_button": "导出报告（HTML）",
 }
 
 STRINGS: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
@@ -706,3 +1055,34 @@ def status_text(result: Any, language: str | None = None) -> str:
         "reason": reason_text(result.reason, language),
     }
     return translate(language, f"status_text.{result.status}", **fields)
+
+
+def recommendation_reasons(recommendation: Recommendation) -> list[str]:
+    """Why the Tune page recommends a setting: compressor's own sentences in English, the same facts from
+    the recommendation's values in other languages (like ``explain``)."""
+    if current_language() == "en":
+        return list(recommendation.reasoning)
+    limit = f"{1 - recommendation.headroom:.0%}"
+    chosen = recommendation.setting
+    if chosen is None:
+        return [t("tune.why.none", limit=limit), t("tune.why.none_advice")]
+    return [
+        t(
+            "tune.why.qualifying",
+            qualifying=recommendation.qualifying,
+            considered=recommendation.considered,
+            limit=limit,
+        ),
+        t("tune.why.highest", ratio=f"{chosen.trigger_context_ratio:g}"),
+        t("tune.why.ties"),
+        t("tune.why.never")
+        if chosen.compactions == 0
+        else t("tune.why.cost", compactions=chosen.compactions, tokens=chosen.compaction_input_tokens),
+        t(
+            "tune.why.peak",
+            peak=chosen.peak_tokens,
+            share=f"{chosen.peak_utilisation:.1%}",
+            agent=chosen.agent_input_tokens,
+            uncompacted=chosen.agent_input_tokens_uncompacted,
+        ),
+    ]

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import streamlit as st
 
 from compressor.analysis import Analysis, analyze
 from compressor.config import ModelClientConfig, ModelRequestConfig
+from compressor.secrets import Finding, find_secrets_in_messages
+from compressor.simulate import LiveCostEstimate, Simulation, estimate_live_cost, simulate
+from compressor.sweep import Sweep
+from compressor.sweep import sweep as run_sweep
 from compressor.windows import Capacity, resolve_context_max
 
 from . import roots
@@ -77,11 +81,29 @@ W_DUMP_UPLOAD = "w_dump_upload"
 W_DUMP_PICK = "w_dump_pick"
 W_RERUN_BACKEND = "w_rerun_backend"
 W_RERUN_FORCE = "w_rerun_force"
+# Tune page (its summary model, grid and headroom are read by the Demo page too, so they persist).
+W_SUMMARY_KIND = "w_tune_summary_kind"  # one of SUMMARY_KINDS
+W_SUMMARY_TOKENS = "w_tune_summary_tokens"  # N of fixed:N
+W_SUMMARY_RATIO = "w_tune_summary_ratio"  # X of ratio:X
+W_SWEEP_RATIOS = "w_tune_sweep_ratios"  # (lowest, highest) trigger ratio of the grid
+W_SWEEP_STEP = "w_tune_sweep_step"
+W_SWEEP_KEEPS = "w_tune_sweep_keeps"
+W_HEADROOM = "w_tune_headroom"
+W_LIVE_CONFIRM = "w_tune_live_confirm_"  # + the estimate it confirms (see live_confirm_key)
+# Demo page.
+W_DEMO_STEP = "w_demo_step"
 
 #: Page widgets keep their values across page switches (Streamlit drops a widget's value otherwise).
 PERSIST: Literal["session"] = "session"
 #: Widgets whose option labels are translated: a language switch re-asserts their values (see on_language_change).
-LANGUAGE_SENSITIVE: tuple[str, ...] = (W_CAPACITY_MODE, W_COUNTER, W_BACKEND, W_DUMP_SOURCE, W_RERUN_BACKEND)
+LANGUAGE_SENSITIVE: tuple[str, ...] = (
+    W_CAPACITY_MODE,
+    W_COUNTER,
+    W_BACKEND,
+    W_DUMP_SOURCE,
+    W_RERUN_BACKEND,
+    W_SUMMARY_KIND,
+)
 
 # Plain session values.
 K_ITEMS = "loaded_items"  # dict[str, LoadedConversation], in load order
@@ -97,6 +119,10 @@ K_DUMP_FOLDER = "dump_folder"  # (root index, relative folder)
 K_DUMP_UPLOAD_DIR = "dump_upload_dir"
 K_DUMP_SEEN_UPLOADS = "dump_seen_upload_ids"
 K_RERUN_RESULT = "rerun_result"  # (dump path, signature, CompactionResult)
+K_RUNS = "replays"  # (what, item key, settings, …) -> (conversation, Simulation | Sweep | LiveCostEstimate)
+K_LIVE_REPLAY = "live_replay"  # (signature, Simulation) of the last replay that called the live backend
+K_DEMO_PLAYING = "demo_playing"
+K_SECRETS = "message_secrets"  # item key -> (conversation, system findings, context findings)
 
 DEMO_FILE = "demo-conversation.json"
 #: Where the demo dump session lives (produced by our own compressor); the Dump review page opens it first.
@@ -224,6 +250,7 @@ def clear_items() -> None:
     st.session_state[K_ITEMS] = {}
     st.session_state.pop(K_PENDING_SELECT, None)
     st.session_state.pop(K_LIVE_RESULT, None)
+    st.session_state.pop(K_SECRETS, None)
 
 
 def set_load_report(outcomes: Sequence[FileOutcome]) -> None:
@@ -319,6 +346,22 @@ def analysis_for(item: LoadedConversation | None, current_settings: Settings) ->
         model=current_settings.capacity_model,
         counter=current_settings.counter,
     )
+
+
+def message_secrets(item: LoadedConversation) -> tuple[list[tuple[int, Finding]], list[tuple[int, Finding]]]:
+    """Secrets in the system and the context messages of ``item``, searched once per conversation: the
+    search reads every character, so a settings change must not repeat it."""
+    store: dict[str, tuple[Any, ...]] = st.session_state.setdefault(K_SECRETS, {})
+    found = store.get(item.key)
+    if found is None or found[0] is not item.conversation:
+        conversation = item.conversation
+        found = (
+            conversation,
+            find_secrets_in_messages(conversation.system),
+            find_secrets_in_messages(conversation.messages),
+        )
+        store[item.key] = found
+    return found[1], found[2]
 
 
 def capacity(current_settings: Settings) -> Capacity:
@@ -489,3 +532,223 @@ def rerun_result(path: str) -> tuple[tuple[Any, ...], Any] | None:
     if isinstance(found, tuple) and found[0] == path:
         return found[1], found[2]
     return None
+
+
+# -- whole-run replays (Tune and Demo pages) ------------------------------------------------------
+
+#: How a replayed compaction's summary is sized (compressor.outcome.SummaryModel); "live" calls the backend
+#: the Live compaction page configures, once per compaction, after the user confirms the estimate.
+SUMMARY_KINDS: tuple[str, ...] = ("ratio", "fixed", "offline", "live")
+#: What the pages replay with while a live replay waits for its confirmation, and what the sweep uses when
+#: "live" is chosen (a sweep never calls a model). ratio:0.1 is instant; the offline backend costs about
+#: a millisecond per message per compaction, too slow for a sweep of a long run.
+STAND_IN_SUMMARY = "ratio:0.1"
+SWEEP_STEPS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1)
+KEEP_CHOICES: tuple[int, ...] = (0, 1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
+TUNE_DEFAULTS: dict[str, Any] = {
+    W_SUMMARY_KIND: "ratio",
+    W_SUMMARY_TOKENS: 1500,
+    W_SUMMARY_RATIO: 0.1,
+    W_SWEEP_RATIOS: (0.5, 0.95),
+    W_SWEEP_STEP: 0.05,
+    W_SWEEP_KEEPS: [0, 2, 4, 8],
+    W_HEADROOM: 0.1,
+}
+#: Replays kept per session (each setting the sliders visit is one); the oldest is dropped first.
+REPLAYS_KEPT = 24
+#: Seconds between two steps of the Demo page's playback.
+DEMO_INTERVAL_SECONDS = 1.2
+
+_Value = TypeVar("_Value")
+
+
+def init_tune() -> None:
+    """Seed the Tune page's widgets with their defaults (once: later values are the user's)."""
+    for key, value in TUNE_DEFAULTS.items():
+        if key not in st.session_state:
+            st.session_state[key] = list(value) if isinstance(value, list) else value
+
+
+def _tune(key: str) -> Any:
+    return st.session_state.get(key, TUNE_DEFAULTS[key])
+
+
+def summary_kind() -> str:
+    kind = _tune(W_SUMMARY_KIND)
+    return kind if kind in SUMMARY_KINDS else TUNE_DEFAULTS[W_SUMMARY_KIND]
+
+
+def replay_summary() -> str:
+    """The summary model a replay without a model call uses: the Tune page's choice, or the stand-in for "live"."""
+    kind = summary_kind()
+    if kind == "fixed":
+        return f"fixed:{max(int(_tune(W_SUMMARY_TOKENS)), 1)}"
+    if kind == "ratio":
+        return f"ratio:{min(max(float(_tune(W_SUMMARY_RATIO)), 0.01), 1.0):g}"
+    if kind == "offline":
+        return "offline"
+    return STAND_IN_SUMMARY
+
+
+def headroom() -> float:
+    return float(_tune(W_HEADROOM))
+
+
+def sweep_grid(current: Settings) -> tuple[tuple[float, ...], tuple[int, ...]]:
+    """The Tune page's grid (ratios from lowest to highest by the step, the chosen keeps), always holding
+    the sidebar's own ratio and keep so the current setting is one of the cells."""
+    low, high = (float(value) for value in _tune(W_SWEEP_RATIOS))
+    step = float(_tune(W_SWEEP_STEP)) or TUNE_DEFAULTS[W_SWEEP_STEP]
+    count = int((high - low) / step + 1e-9) + 1 if high >= low else 1
+    ratios = {round(low + number * step, 2) for number in range(count)} | {current.trigger_context_ratio}
+    keeps = {int(keep) for keep in _tune(W_SWEEP_KEEPS)} | {current.keep_recent_messages}
+    return tuple(sorted(ratios)), tuple(sorted(keeps))
+
+
+def _remembered(key: tuple[Any, ...], item: LoadedConversation, make: Callable[[], _Value]) -> _Value:
+    """``make()`` once per key and conversation object in this session (a slider revisiting a value is free)."""
+    store: dict[tuple[Any, ...], tuple[Any, Any]] = st.session_state.setdefault(K_RUNS, {})
+    found = store.pop(key, None)
+    if found is None or found[0] is not item.conversation:
+        found = (item.conversation, make())
+    store[key] = found  # newest last
+    while len(store) > REPLAYS_KEPT:
+        del store[next(iter(store))]
+    value: _Value = found[1]
+    return value
+
+
+def _replay_options(current: Settings) -> dict[str, Any]:
+    return {
+        "context_max": current.explicit_context_max,
+        "model": current.capacity_model,
+        "counter": current.counter,
+    }
+
+
+def simulation_for(item: LoadedConversation, current: Settings, summary: str) -> Simulation:
+    """``simulate()`` of a conversation under the sidebar settings with a summary model that calls nothing."""
+    return _remembered(
+        ("simulate", item.key, current.compaction_key, summary),
+        item,
+        lambda: simulate(item.conversation, current.config(), summary=summary, **_replay_options(current)),
+    )
+
+
+def sweep_for(
+    item: LoadedConversation, current: Settings, summary: str, ratios: Sequence[float], keeps: Sequence[int]
+) -> Sweep:
+    """``sweep()`` of ratios × keeps at the sidebar's min target and capacity."""
+    grid = (tuple(ratios), tuple(keeps), current.min_target_context_ratio)
+    return _remembered(
+        ("sweep", item.key, current.compaction_key, summary, grid),
+        item,
+        lambda: run_sweep(
+            item.conversation,
+            ratios=ratios,
+            keeps=keeps,
+            min_targets=[current.min_target_context_ratio],
+            summary=summary,
+            **_replay_options(current),
+        ),
+    )
+
+
+def live_estimate(item: LoadedConversation, current: Settings) -> LiveCostEstimate:
+    """What a live replay would send (``estimate_live_cost``), shown before the user confirms it."""
+    return _remembered(
+        ("estimate", item.key, current.compaction_key),
+        item,
+        lambda: estimate_live_cost(item.conversation, current.config(), **_replay_options(current)),
+    )
+
+
+def live_confirm_key(estimate: LiveCostEstimate) -> str:
+    """The confirm checkbox's key names the estimate it confirms: a new estimate needs a new confirmation."""
+    return f"{W_LIVE_CONFIRM}{estimate.calls}_{estimate.request_tokens}"
+
+
+def _live_signature(item: LoadedConversation, current: Settings) -> tuple[Any, ...]:
+    state = st.session_state
+    endpoint = tuple(str(state.get(key) or "").strip() for key in (W_BACKEND, W_BASE_URL, W_MODEL_NAME))
+    return (item.key, current.compaction_key, endpoint)
+
+
+def run_live_replay(item: LoadedConversation, current: Settings) -> Simulation:
+    """Replay calling the Live compaction page's backend at every compaction, and keep the result in the
+    session; raises ConfigError/ValueError naming a missing field of the backend."""
+    backend = live_backend()
+    model, client = live_configs()
+    simulation = simulate(
+        item.conversation,
+        current.config(model=model, model_client=client),
+        summary=backend,
+        **_replay_options(current),
+    )
+    st.session_state[K_LIVE_REPLAY] = (_live_signature(item, current), item.conversation, simulation)
+    return simulation
+
+
+def live_replay(item: LoadedConversation, current: Settings) -> Simulation | None:
+    """The live replay of this conversation under these settings and this backend, if one was run."""
+    found = st.session_state.get(K_LIVE_REPLAY)
+    if (
+        isinstance(found, tuple)
+        and found[0] == _live_signature(item, current)
+        and found[1] is item.conversation
+    ):
+        simulation: Simulation = found[2]
+        return simulation
+    return None
+
+
+def replay(item: LoadedConversation, current: Settings) -> Simulation:
+    """The run both pages show: the live replay when "live" is chosen and was run, else the Tune page's
+    summary model (the stand-in while a live replay waits)."""
+    if summary_kind() == "live":
+        found = live_replay(item, current)
+        if found is not None:
+            return found
+    return simulation_for(item, current, replay_summary())
+
+
+# Demo playback. The step is the slider's value (1-based); "playing" advances it once per timed rerun.
+
+
+def demo_playing() -> bool:
+    return bool(st.session_state.get(K_DEMO_PLAYING))
+
+
+def demo_step(steps: int) -> int:
+    """The step shown, kept within 1..steps (another conversation may have fewer steps)."""
+    try:
+        step = int(st.session_state.get(W_DEMO_STEP, 1))
+    except (TypeError, ValueError):
+        step = 1
+    step = min(max(step, 1), max(steps, 1))
+    st.session_state[W_DEMO_STEP] = step
+    return step
+
+
+def set_demo_step(step: int) -> None:
+    """Button callback (and playback): show ``step``."""
+    st.session_state[W_DEMO_STEP] = step
+
+
+def toggle_demo(steps: int) -> None:
+    """Play/pause button callback; playing from the last step starts over."""
+    playing = not demo_playing()
+    st.session_state[K_DEMO_PLAYING] = playing
+    if playing and demo_step(steps) >= steps:
+        set_demo_step(1)
+
+
+def advance_demo(steps: int) -> bool:
+    """One step further while playing; False when the playback just reached the last step and stopped."""
+    step = demo_step(steps) + 1
+    if step <= steps:
+        set_demo_step(step)
+    if step >= steps:
+        st.session_state[K_DEMO_PLAYING] = False
+        return False
+    return True

@@ -9,7 +9,7 @@ import json
 import streamlit as st
 
 from dashboard import components, roots, state
-from dashboard.components import plain
+from dashboard.components import flag_summary_secrets, plain
 from dashboard.i18n import explain, option_labels, t
 from dashboard.results import compaction_available, run_compaction, show_result
 
@@ -121,6 +121,7 @@ if stored_signature[0] != item.key:
 if stored_signature != signature:
     st.warning(t("compact.stale"))
 
+flag_summary_secrets(result.summary)
 show_result(result, key="live")
 
 st.subheader(t("compact.downloads"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import charts, state, tables
-from dashboard.components import plain, show_message
+from dashboard.components import flag_message_secrets, plain, show_message
 from dashboard.i18n import capacity_text, chart_labels, explain, segment_names, t
 
 settings = state.settings()
@@ -35,6 +35,7 @@ st.caption(
 )
 if not analysis.config.model_configured:
     st.warning(t("span.no_model"))
+flag_message_secrets(*state.message_secrets(item))
 
 # -- the decision ---------------------------------------------------------------------------------
 (st.success if decision.hit else st.info)(explain(decision))

@@ -1,6 +1,7 @@
 """The dashboard served by ``streamlit run`` on 127.0.0.1, and Debian's Chromium driven by Playwright.
 
-Under ``CI=true`` a missing Chromium is a failure, never a skip: CI installs it in ``.ci/run``.
+Under ``CI=true`` a missing Chromium is a failure, never a skip: CI installs it in ``.ci/run``. The server is
+started the way ``make dashboard`` starts it: the bind address comes from the project's .streamlit/config.toml.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",
 ]
 STARTUP_SECONDS = 60.0
+#: Longest wait for one condition in the browser (a rerun on a busy 2-core machine can take a few seconds).
+CONDITION_TIMEOUT_MS = 30_000
 
 
 def chromium_path() -> str | None:
@@ -69,11 +72,26 @@ def dashboard_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {**os.environ, "HOME": str(home), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     env.pop("API_BASE", None)
     env.pop("API_KEY", None)
+    # The default roots: the project's dumps/ (with the demo session) and the samples.
+    env.pop("COMPACTION_LAB_ROOTS", None)
     log = (tmp_path_factory.mktemp("streamlit") / "server.log").open("w")
+    # No --server.address: config.toml must bind the server to 127.0.0.1 (test_dashboard_e2e checks the socket).
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "dashboard/app.py",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + STARTUP_SECONDS
@@ -102,8 +120,9 @@ def dashboard_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser(chromium_executable: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=CONDITION_TIMEOUT_MS)
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=chromium_executable, args=CHROMIUM_ARGS)
         yield launched
@@ -112,9 +131,13 @@ def browser(chromium_executable: str) -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    context.set_default_timeout(CONDITION_TIMEOUT_MS)
     opened = context.new_page()
     opened.console_errors = []  # collected for tests that assert a clean console
-    opened.on("console", lambda message: opened.console_errors.append(message.text) if message.type == "error" else None)
+    opened.on(
+        "console",
+        lambda message: opened.console_errors.append(message.text) if message.type == "error" else None,
+    )
     yield opened
     context.close()

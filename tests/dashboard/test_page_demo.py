@@ -1,0 +1,238 @@
+"""The Demo page on the bundled demo: the run played back one model call at a time with plain captions,
+the compaction step shown as before/after bars, play/pause, and the report export, through AppTest."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from compressor.config import CurrentRoundCompressorConfig
+from compressor.simulate import Simulation, simulate
+from dashboard import state
+from tests.conftest import SHARED
+from tests.dashboard.conftest import demo_conversation, no_exception, texts, unescaped
+
+PAGE = "views/demo.py"
+
+
+@pytest.fixture
+def demo(app: AppTest) -> AppTest:
+    return app.switch_page(PAGE).run()
+
+
+def replayed(trigger: float = 0.8) -> Simulation:
+    config = CurrentRoundCompressorConfig(trigger_context_ratio=trigger)
+    return simulate(demo_conversation(), config, context_max=16_000, summary="ratio:0.1")
+
+
+def caption(at: AppTest) -> tuple[str, str]:
+    """The two large sentences of the step on show."""
+    headline = unescaped(at.subheader[0].value)
+    (meaning,) = [unescaped(m.value[5:]) for m in at.markdown if m.value.startswith("#### ")]
+    return headline, meaning
+
+
+def step_of(at: AppTest) -> int:
+    value = at.slider(key=state.W_DEMO_STEP).value
+    assert isinstance(value, int)
+    return value
+
+
+def charts(at: AppTest) -> list[dict[str, Any]]:
+    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+
+
+def play_button(at: AppTest) -> str:
+    return str(at.button(key=state.page_widget("demo", "play")).label)
+
+
+class TestFirstStep:
+    def test_opens_on_the_first_model_call(self, demo: AppTest) -> None:
+        no_exception(demo)
+        assert demo.title[0].value == "Demo"
+        assert caption(demo) == (
+            "The agent has used 482 of 16,000 tokens.",
+            "Compaction starts at 12,800 tokens (80% of the context).",
+        )
+        assert "Model call 1 of 20 · message #1 · context messages: 1" in texts(demo)
+
+    def test_says_when_nothing_will_compact(self, demo: AppTest) -> None:
+        assert demo.info[0].value.startswith(
+            "With these settings compaction never fires on this run: the threshold is 12,800 tokens and the "
+            "context peaks at 11,127."
+        )
+
+    def test_the_gauge_shows_the_context_against_capacity_and_threshold(self, demo: AppTest) -> None:
+        gauge = charts(demo)[0]
+        assert gauge["data"][0]["x"] == [482, 0]
+        lines = {shape["name"]: shape["x0"] for shape in gauge["layout"]["shapes"]}
+        assert lines["threshold"] == 12_800 and lines["context_max"] == 16_000
+
+
+class TestStepSlider:
+    def test_moving_the_slider_changes_the_caption(self, demo: AppTest) -> None:
+        demo.slider(key=state.W_DEMO_STEP).set_value(10).run()
+        no_exception(demo)
+        step = replayed().steps[9]
+        assert caption(demo)[0] == f"The agent has used {step.context_tokens:,} of 16,000 tokens."
+        assert caption(demo)[0] != "The agent has used 482 of 16,000 tokens."
+        assert f"Model call 10 of 20 · message #{step.index}" in texts(demo)
+
+    def test_the_compaction_step_shows_the_work_replaced_by_the_memory_block(self, demo: AppTest) -> None:
+        demo.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        simulation = replayed(0.6)
+        (event,) = simulation.events
+        number = next(n for n, step in enumerate(simulation.steps, start=1) if step.index == event.index)
+        step = simulation.steps[number - 1]
+        demo.slider(key=state.W_DEMO_STEP).set_value(number).run()
+        no_exception(demo)
+        assert caption(demo) == (
+            f"Threshold crossed at {step.context_tokens:,} of 9,600 tokens: compaction replaces "
+            f"{event.span[1]} messages with one summary.",
+            f"{event.compress_tokens:,} tokens of this round's work become a memory block of "
+            f"{event.memory_tokens:,} tokens: the window drops from {step.context_tokens:,} to "
+            f"{step.sent_tokens:,} tokens.",
+        )
+        bars = next(chart for chart in charts(demo) if chart["layout"].get("barmode") == "stack")
+        parts = {trace["meta"]: trace["x"] for trace in bars["data"]}
+        assert parts["compressed"] == [event.compress_tokens, 0]
+        assert parts["memory"] == [0, event.memory_tokens]
+        assert parts["kept"][0] == parts["kept"][1] == event.tokens_before - event.compress_tokens
+        assert {trace["name"] for trace in bars["data"]} >= {"kept messages", "memory block"}
+
+    def test_after_the_compaction_the_caption_compares_with_the_uncompacted_run(self, demo: AppTest) -> None:
+        demo.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        demo.slider(key=state.W_DEMO_STEP).set_value(20).run()
+        last = replayed(0.6).steps[-1]
+        assert last.context_tokens != last.uncompacted_tokens
+        assert caption(demo) == (
+            f"The agent has used {last.context_tokens:,} of 16,000 tokens.",
+            f"Without compaction the context would hold {last.uncompacted_tokens:,} tokens by now.",
+        )
+
+
+class TestPlayback:
+    def test_play_advances_one_step_per_rerun(self, demo: AppTest) -> None:
+        assert play_button(demo) == "Play"
+        demo.button(key=state.page_widget("demo", "play")).click().run()
+        no_exception(demo)
+        assert play_button(demo) == "Pause"
+        assert step_of(demo) == 2
+        demo.run()
+        assert step_of(demo) == 3
+
+    def test_pause_holds_the_step(self, demo: AppTest) -> None:
+        demo.button(key=state.page_widget("demo", "play")).click().run()
+        demo.button(key=state.page_widget("demo", "play")).click().run()
+        assert play_button(demo) == "Play"
+        held = step_of(demo)
+        demo.run()
+        assert step_of(demo) == held
+
+    def test_playing_stops_at_the_last_step(self, demo: AppTest) -> None:
+        demo.slider(key=state.W_DEMO_STEP).set_value(19).run()
+        demo.button(key=state.page_widget("demo", "play")).click().run()
+        no_exception(demo)
+        assert step_of(demo) == 20
+        assert play_button(demo) == "Play"
+        demo.run()
+        assert step_of(demo) == 20
+
+    def test_start_over(self, demo: AppTest) -> None:
+        demo.slider(key=state.W_DEMO_STEP).set_value(12).run()
+        demo.button(key=state.page_widget("demo", "restart")).click().run()
+        assert step_of(demo) == 1
+
+
+class TestReport:
+    def test_the_export_button_offers_the_html_report(self, demo: AppTest) -> None:
+        (button,) = demo.get("download_button")
+        assert button.proto.label == "Export report (HTML)"
+        assert button.proto.deferred_file_id  # made on click: it inlines plotly.js
+
+
+class TestLanguage:
+    def test_the_captions_read_in_chinese(self, demo: AppTest) -> None:
+        demo.radio(key=state.W_LANG).set_value("zh").run()
+        no_exception(demo)
+        assert demo.title[0].value == "演示"
+        assert caption(demo) == (
+            "智能体已使用 16,000 个 token 中的 482 个。",
+            "上下文达到 12,800 token（容量的 80%）时开始压缩。",
+        )
+        assert play_button(demo) == "播放"
+
+
+class TestOtherConversations:
+    def test_without_a_conversation_the_page_says_what_to_do(self, app: AppTest) -> None:
+        app.switch_page("views/load.py").run()
+        app.button(key=state.page_widget("load", "clear")).click().run()
+        app.switch_page(PAGE).run()
+        no_exception(app)
+        assert app.info[0].value.startswith("No conversation is loaded. Open the Load page")
+        assert app.get("page_link")
+
+    @pytest.mark.parametrize(
+        ("name", "messages"),
+        [
+            ("single.json", [{"role": "user", "content": "你好"}]),
+            ("one-call.json", [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]),
+        ],
+    )
+    def test_short_runs_play_without_error(
+        self, app: AppTest, name: str, messages: list[dict[str, str]]
+    ) -> None:
+        app.switch_page("views/load.py").run()
+        upload = (name, json.dumps(messages, ensure_ascii=False).encode(), "application/json")
+        app.file_uploader(key=state.W_UPLOAD).set_value(upload).run()
+        app.switch_page(PAGE).run()
+        no_exception(app)
+        if name == "single.json":
+            assert any(i.value.startswith("This conversation has no assistant message") for i in app.info)
+        else:
+            assert caption(app)[0].startswith("The agent has used")
+            app.button(key=state.page_widget("demo", "play")).click().run()
+            no_exception(app)
+            assert play_button(app) == "Play"
+
+    def test_a_smaller_conversation_keeps_the_step_in_range(self, demo: AppTest) -> None:
+        demo.slider(key=state.W_DEMO_STEP).set_value(18).run()
+        demo.switch_page("views/load.py").run()
+        upload = (
+            "two-calls.json",
+            json.dumps(
+                [
+                    {"role": "user", "content": "a"},
+                    {"role": "assistant", "content": "b"},
+                    {"role": "user", "content": "c"},
+                    {"role": "assistant", "content": "d"},
+                ]
+            ).encode(),
+            "application/json",
+        )
+        demo.file_uploader(key=state.W_UPLOAD).set_value(upload).run()
+        demo.switch_page(PAGE).run()
+        no_exception(demo)
+        assert step_of(demo) == 2
+
+    @pytest.mark.parametrize(
+        "name",
+        [
+            "claude-code-session.jsonl",
+            "swe-agent-function-calling.traj",
+            "openai-chat-tau-bench-airline.json",
+        ],
+    )
+    def test_every_shared_transcript_plays(self, app: AppTest, name: str) -> None:
+        data = (SHARED / "samples" / "transcripts" / name).read_bytes()
+        app.switch_page("views/load.py").run()
+        app.file_uploader(key=state.W_UPLOAD).set_value((name, data, "application/octet-stream")).run()
+        app.switch_page(PAGE).run()
+        no_exception(app)
+        assert caption(app)[0].startswith("The agent has used")
+        app.slider(key=state.W_DEMO_STEP).set_value(2).run()
+        no_exception(app)
+        assert "Model call 2 of" in texts(app)

@@ -1,0 +1,348 @@
+"""The Tune page on the bundled demo: the run replayed under the sidebar settings, the sweep, the
+recommendation and its "apply to sidebar", driven through Streamlit's AppTest.
+
+Every number the page shows is checked against compressor's own replay of the same run.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from compressor.backends import OfflineBackend
+from compressor.config import CurrentRoundCompressorConfig
+from compressor.outcome import Outcome
+from compressor.simulate import estimate_live_cost, simulate
+from compressor.sweep import Sweep, recommend, sweep
+from dashboard import state
+from tests.conftest import SHARED
+from tests.dashboard.conftest import demo_conversation, no_exception, texts, unescaped
+from tests.support.openai_server import ScriptedServer
+
+PAGE = "views/tune.py"
+DEFAULT_RATIOS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+#: What the scripted endpoint answers to a compaction request.
+REPLY = "<state_snapshot>\n1. Active Task: make the duration test pass\n</state_snapshot>"
+
+
+@pytest.fixture
+def tune(app: AppTest) -> AppTest:
+    return app.switch_page(PAGE).run()
+
+
+def replayed(trigger: float = 0.8, summary: Any = "ratio:0.1", keep: int = 0) -> Outcome:
+    config = CurrentRoundCompressorConfig(trigger_context_ratio=trigger, keep_recent_messages=keep)
+    return simulate(demo_conversation(), config, context_max=16_000, summary=summary).outcome
+
+
+def swept(ratios: tuple[float, ...] = DEFAULT_RATIOS, keeps: tuple[int, ...] = (0, 2, 4, 8)) -> Sweep:
+    return sweep(demo_conversation(), ratios=ratios, keeps=keeps, context_max=16_000, summary="ratio:0.1")
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def shown(outcome: Outcome) -> dict[str, str]:
+    """The six key numbers as the page writes them."""
+    first = "never" if outcome.first_trigger_index is None else f"#{outcome.first_trigger_index}"
+    return {
+        "Trigger first fires": first,
+        "Compactions": f"{outcome.compactions:,}",
+        "Peak utilisation": f"{outcome.peak_utilisation:.1%}",
+        "Compaction input tokens": f"{outcome.compaction_input_tokens:,}",
+        "Agent input, with compaction": f"{outcome.agent_input_tokens:,}",
+        "Agent input, without compaction": f"{outcome.agent_input_tokens_uncompacted:,}",
+    }
+
+
+def charts(at: AppTest) -> dict[str, dict[str, Any]]:
+    """Every plotly chart of the run by its title."""
+    found: dict[str, dict[str, Any]] = {}
+    for element in at.get("plotly_chart"):
+        spec = json.loads(element.proto.spec)
+        found[spec["layout"].get("title", {}).get("text", "")] = spec
+    return found
+
+
+def recommendation_sentences(at: AppTest) -> list[str]:
+    (bullets,) = [m.value for m in at.markdown if m.value.startswith("- ")]
+    return [unescaped(line[2:]) for line in bullets.splitlines()]
+
+
+class TestFirstLoad:
+    def test_the_key_numbers_are_compressors(self, tune: AppTest) -> None:
+        no_exception(tune)
+        assert tune.title[0].value == "Tune"
+        assert metrics(tune) == shown(replayed())
+        assert metrics(tune) == {
+            "Trigger first fires": "never",
+            "Compactions": "0",
+            "Peak utilisation": "69.5%",
+            "Compaction input tokens": "0",
+            "Agent input, with compaction": "138,850",
+            "Agent input, without compaction": "138,850",
+        }
+        assert "20 model calls · summaries: ratio:0.1 · context_max 16,000 tokens (set explicitly)" in texts(
+            tune
+        )
+
+    def test_the_run_chart_has_the_threshold_and_the_capacity(self, tune: AppTest) -> None:
+        chart = charts(tune)["Context over the run"]
+        lines = {trace["name"]: trace["y"] for trace in chart["data"]}
+        assert set(lines[("threshold")]) == {12_800}
+        assert set(lines["context_max"]) == {16_000}
+        assert len(lines["window sent to the model"]) == 20
+        assert "compaction" not in lines  # nothing fires at 0.8 of 16,000
+
+    def test_the_sweep_is_drawn_as_three_heatmaps_and_a_tradeoff(self, tune: AppTest) -> None:
+        drawn = charts(tune)
+        expected = swept()
+        for title, metric in (
+            ("Compactions over the run", "compactions"),
+            ("Tokens sent to the compaction model", "compaction_input_tokens"),
+            ("Peak context, share of context_max", "peak_utilisation"),
+        ):
+            (heat,) = [spec for name, spec in drawn.items() if name.startswith(title)]
+            assert heat["data"][0]["x"] == [f"{r:g}" for r in DEFAULT_RATIOS]
+            assert heat["data"][0]["y"] == ["0", "2", "4", "8"]
+            assert heat["data"][0]["z"] == expected.grid(metric)  # type: ignore[arg-type]
+        tradeoff = drawn["Compaction cost against headroom"]
+        assert len(tradeoff["data"][0]["x"]) == 40
+        assert [trace["name"] for trace in tradeoff["data"]] == ["settings", "recommended"]
+
+    def test_both_downloads_are_offered(self, tune: AppTest) -> None:
+        buttons = {str(b.proto.label): b.proto for b in tune.get("download_button")}
+        assert set(buttons) == {"Sweep (CSV)", "Report (HTML)"}
+        assert buttons["Report (HTML)"].deferred_file_id  # built only when clicked: it inlines plotly.js
+
+
+class TestSidebarSettings:
+    def test_a_lower_trigger_makes_compaction_fire(self, tune: AppTest) -> None:
+        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        no_exception(tune)
+        assert metrics(tune) == shown(replayed(0.6))
+        assert metrics(tune)["Trigger first fires"] == "#32"
+        assert metrics(tune)["Compactions"] == "1"
+        markers = {trace["name"]: trace["x"] for trace in charts(tune)["Context over the run"]["data"]}
+        assert markers["compaction"] == [32]
+        (table,) = tune.dataframe
+        assert table.value["message"].tolist() == [32]
+        assert table.value["outcome"].tolist() == ["Compacted"]
+
+    def test_keep_recent_changes_the_replay(self, tune: AppTest) -> None:
+        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        tune.number_input(key=state.W_KEEP).set_value(6).run()
+        no_exception(tune)
+        assert metrics(tune) == shown(replayed(0.6, keep=6))
+
+    def test_revisiting_a_setting_reuses_its_replay(self, tune: AppTest) -> None:
+        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        runs = tune.session_state[state.K_RUNS]
+        first = next(value for key, (_, value) in runs.items() if key[0] == "simulate")
+        tune.slider(key=state.W_TRIGGER).set_value(0.8).run()
+        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        again = [
+            value for key, (_, value) in tune.session_state[state.K_RUNS].items() if key[0] == "simulate"
+        ]
+        assert any(value is first for value in again)
+
+
+class TestRecommendation:
+    def test_the_reasoning_is_compressors(self, tune: AppTest) -> None:
+        expected = recommend(swept(), headroom=0.1)
+        assert tune.success[0].value == (
+            "Use trigger_context_ratio 0.95, keep_recent_messages 0, min_target_context_ratio 0.1."
+        )
+        assert recommendation_sentences(tune) == list(expected.reasoning)
+
+    def test_apply_puts_the_setting_in_the_sidebar(self, tune: AppTest) -> None:
+        apply = tune.button(key=state.page_widget("tune", "apply"))
+        assert not apply.disabled
+        apply.click().run()
+        no_exception(tune)
+        assert tune.slider(key=state.W_TRIGGER).value == 0.95
+        assert tune.query_params["trigger"] == "0.95"
+        assert tune.button(key=state.page_widget("tune", "apply")).disabled
+        assert "The sidebar already holds this setting." in texts(tune)
+        assert metrics(tune) == shown(replayed(0.95))
+
+    def test_more_headroom_recommends_an_earlier_trigger(self, tune: AppTest) -> None:
+        tune.slider(key=state.W_HEADROOM).set_value(0.4).run()
+        no_exception(tune)
+        expected = recommend(swept(), headroom=0.4)
+        assert expected.setting is not None and expected.trigger_context_ratio != 0.95
+        assert tune.success[0].value == (
+            f"Use trigger_context_ratio {expected.trigger_context_ratio:g}, keep_recent_messages "
+            f"{expected.keep_recent_messages}, min_target_context_ratio 0.1."
+        )
+        tune.button(key=state.page_widget("tune", "apply")).click().run()
+        assert tune.slider(key=state.W_TRIGGER).value == expected.trigger_context_ratio
+        assert tune.number_input(key=state.W_KEEP).value == expected.keep_recent_messages
+
+    def test_no_setting_qualifies_without_enough_room(self, tune: AppTest) -> None:
+        tune.number_input(key=state.W_CONTEXT_MAX).set_value(2_000).run()  # the smallest peak is 2,728
+        no_exception(tune)
+        assert "No setting of this sweep keeps 10% of context_max free at every model call." in [
+            w.value for w in tune.warning
+        ]
+        expected = recommend(
+            sweep(
+                demo_conversation(),
+                ratios=DEFAULT_RATIOS,
+                keeps=(0, 2, 4, 8),
+                context_max=2_000,
+                summary="ratio:0.1",
+            )
+        )
+        assert recommendation_sentences(tune) == list(expected.reasoning)
+        assert not [b for b in tune.button if b.key == state.page_widget("tune", "apply")]
+
+
+class TestGrid:
+    def test_the_grid_editor_sets_the_sweep(self, tune: AppTest) -> None:
+        tune.slider(key=state.W_SWEEP_RATIOS).set_range(0.6, 0.7).run()
+        tune.multiselect(key=state.W_SWEEP_KEEPS).set_value([0, 4]).run()
+        no_exception(tune)
+        heat = next(
+            spec for name, spec in charts(tune).items() if name.startswith("Compactions over the run")
+        )
+        assert heat["data"][0]["x"] == ["0.6", "0.65", "0.7", "0.8"]  # the sidebar's 0.8 is always a column
+        assert heat["data"][0]["y"] == ["0", "4"]
+        assert "8 settings: 4 ratios × 2 keep values" in texts(tune)
+
+
+class TestSummaryModel:
+    def test_fixed_size_summaries(self, tune: AppTest) -> None:
+        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        tune.radio(key=state.W_SUMMARY_KIND).set_value("fixed").run()
+        tune.number_input(key=state.W_SUMMARY_TOKENS).set_value(500).run()
+        no_exception(tune)
+        assert metrics(tune) == shown(replayed(0.6, "fixed:500"))
+        assert "summaries: fixed:500" in texts(tune)
+
+    def test_the_offline_backend(self, tune: AppTest) -> None:
+        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        tune.radio(key=state.W_SUMMARY_KIND).set_value("offline").run()
+        no_exception(tune)
+        assert metrics(tune) == shown(replayed(0.6, "offline"))
+        assert "summaries: offline" in texts(tune)
+
+
+class TestLiveReplay:
+    def choose_live(self, at: AppTest, url: str) -> AppTest:
+        at.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        at.switch_page("views/compact.py").run()
+        at.radio(key=state.W_BACKEND).set_value("openai").run()
+        at.text_input(key=state.W_BASE_URL).input(url)
+        at.text_input(key=state.W_MODEL_NAME).input("scripted-model")
+        at.switch_page(PAGE).run()
+        return at.radio(key=state.W_SUMMARY_KIND).set_value("live").run()
+
+    def test_the_estimate_is_shown_and_must_be_confirmed(self, tune: AppTest) -> None:
+        self.choose_live(tune, "http://127.0.0.1:9/v1")
+        no_exception(tune)
+        config = CurrentRoundCompressorConfig(trigger_context_ratio=0.6)
+        estimate = estimate_live_cost(demo_conversation(), config, context_max=16_000)
+        assert estimate.calls == 1
+        assert tune.info[0].value == (
+            f"A live replay would make about 1 compaction call(s) sending about {estimate.request_tokens:,} input "
+            f"tokens (largest request {estimate.largest_request_tokens:,}), assuming summaries of 10% of the "
+            "span; retries would add more."
+        )
+        assert tune.button(key=state.page_widget("tune", "live_run")).disabled
+        assert (
+            "Until the live replay runs, this page shows the replay with summaries sized ratio:0.1."
+            in texts(tune)
+        )
+        assert metrics(tune) == shown(replayed(0.6))  # the stand-in until confirmed
+
+    def test_a_confirmed_live_replay_calls_the_endpoint_once_per_compaction(self, tune: AppTest) -> None:
+        with ScriptedServer([REPLY]) as server:
+            self.choose_live(tune, server.url)
+            config = CurrentRoundCompressorConfig(trigger_context_ratio=0.6)
+            estimate = estimate_live_cost(demo_conversation(), config, context_max=16_000)
+            tune.checkbox(key=state.live_confirm_key(estimate)).check().run()
+            tune.button(key=state.page_widget("tune", "live_run")).click().run()
+        no_exception(tune)
+        assert len(server.requests) == 1
+        assert server.requests[0].body["model"] == "scripted-model"
+        assert "summaries: live:OpenAI-compatible: scripted-model at 127.0.0.1" in texts(tune)
+        assert metrics(tune)["Compactions"] == "1"
+        assert "Until the live replay runs" not in texts(tune)
+
+    def test_the_live_page_offline_backend_can_be_replayed_too(self, tune: AppTest) -> None:
+        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        tune.radio(key=state.W_SUMMARY_KIND).set_value("live").run()
+        config = CurrentRoundCompressorConfig(trigger_context_ratio=0.6)
+        estimate = estimate_live_cost(demo_conversation(), config, context_max=16_000)
+        tune.checkbox(key=state.live_confirm_key(estimate)).check().run()
+        tune.button(key=state.page_widget("tune", "live_run")).click().run()
+        no_exception(tune)
+        assert metrics(tune) == shown(replayed(0.6, OfflineBackend()))
+
+
+class TestLanguage:
+    def test_the_page_reads_in_chinese(self, tune: AppTest) -> None:
+        tune.radio(key=state.W_LANG).set_value("zh").run()
+        no_exception(tune)
+        assert tune.title[0].value == "调参"
+        assert set(metrics(tune)) == {
+            "首次触发",
+            "压缩次数",
+            "峰值占用",
+            "压缩输入 token",
+            "智能体输入（有压缩）",
+            "智能体输入（无压缩）",
+        }
+        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        names = {trace["name"] for trace in charts(tune)["整个运行中的上下文"]["data"]}
+        assert names == {"不压缩", "触发器读取的窗口", "发送给模型的窗口", "阈值", "context_max", "压缩"}
+        assert tune.success[0].value.startswith("建议使用 trigger_context_ratio 0.95")
+        assert (
+            recommendation_sentences(tune)[0]
+            == "40 个设置中有 40 个在每次模型调用时让上下文不超过 context_max 的 90%。"
+        )
+
+    def test_the_summary_choice_survives_the_switch(self, tune: AppTest) -> None:
+        tune.radio(key=state.W_SUMMARY_KIND).set_value("fixed").run()
+        tune.radio(key=state.W_LANG).set_value("zh").run()
+        tune.run()
+        assert tune.radio(key=state.W_SUMMARY_KIND).value == "fixed"
+
+
+class TestOtherConversations:
+    def load(self, at: AppTest, name: str, data: bytes) -> AppTest:
+        at.switch_page("views/load.py").run()
+        at.file_uploader(key=state.W_UPLOAD).set_value((name, data, "application/octet-stream")).run()
+        return at.switch_page(PAGE).run()
+
+    def test_without_a_conversation_the_page_says_what_to_do(self, app: AppTest) -> None:
+        app.switch_page("views/load.py").run()
+        app.button(key=state.page_widget("load", "clear")).click().run()
+        app.switch_page(PAGE).run()
+        no_exception(app)
+        assert app.info[0].value.startswith("No conversation is loaded. Open the Load page")
+        assert app.get("page_link")
+
+    def test_a_conversation_without_model_calls(self, app: AppTest) -> None:
+        at = self.load(app, "single.json", json.dumps([{"role": "user", "content": "你好"}]).encode())
+        no_exception(at)
+        assert any(i.value.startswith("This conversation has no assistant message") for i in at.info)
+
+    @pytest.mark.parametrize(
+        "name",
+        [
+            "claude-code-session.jsonl",
+            "swe-agent-function-calling.traj",
+            "openai-chat-tau-bench-airline.json",
+        ],
+    )
+    def test_every_shared_transcript_replays(self, app: AppTest, name: str) -> None:
+        path = SHARED / "samples" / "transcripts" / name
+        at = self.load(app, name, path.read_bytes())
+        no_exception(at)
+        assert len(at.metric) == 6
