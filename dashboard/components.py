@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -20,7 +21,7 @@ from compressor.messages import Message
 from compressor.secrets import Finding, find_secrets
 
 from . import roots, state
-from .i18n import t
+from .i18n import column_labels, t
 
 #: Characters that can start markdown, HTML, math, emoji shortcodes or Streamlit directives on one line.
 _SPECIAL = "\\`*_{}[]()#+-!|<>~$:^&="
@@ -34,6 +35,20 @@ def plain(text: str) -> str:
     escaping any ASCII punctuation), so the text shows exactly as written."""
     line = " ".join(str(text).split()).translate(_ESCAPE)
     return _ORDERED_LIST.sub(lambda match: match.group(1) + "\\" + match.group(2), line)
+
+
+def table(frame: Any, *, column_config: Mapping[str, Any] | None = None, **options: Any) -> None:
+    """``st.dataframe`` with the column headers in the session's language (the data is shown as is)."""
+    labels = column_labels()
+    config: dict[str, Any] = {}
+    for column in frame.columns:
+        given = (column_config or {}).get(column)
+        entry = dict(given) if given is not None else {}
+        if column in labels:
+            entry.setdefault("label", labels[column])
+        if entry:
+            config[column] = entry
+    st.dataframe(frame, column_config=config, **options)
 
 
 def show_message(message: Message, heading: str) -> None:

@@ -512,6 +512,48 @@ EN: dict[str, str] = {
         "server or a network."
     ),
     "demo.export_button": "Export report (HTML)",
+    # table column headers (the DataFrame column names stay the same)
+    "col.index": "index",
+    "col.role": "role",
+    "col.tokens": "tokens",
+    "col.segment": "segment",
+    "col.notes": "notes",
+    "col.preview": "preview",
+    "col.conversation": "conversation",
+    "col.format": "format",
+    "col.messages": "messages",
+    "col.system": "system",
+    "col.tools": "tools",
+    "col.origin": "origin",
+    "col.file": "file",
+    "col.attempt": "attempt",
+    "col.request_tokens": "request_tokens",
+    "col.outcome": "outcome",
+    "col.error": "error",
+    "col.delay_seconds": "delay_seconds",
+    "col.budget_ratio": "budget_ratio",
+    "col.seconds": "seconds",
+    "col.number": "number",
+    "col.section": "section",
+    "col.present": "present",
+    "col.time": "time",
+    "col.session": "session",
+    "col.context": "context",
+    "col.tokens_before": "tokens_before",
+    "col.tokens_after": "tokens_after",
+    "col.reduction": "reduction",
+    "col.reduction_ratio": "reduction_ratio",
+    "col.target_tokens": "target_tokens",
+    "col.context_max": "context_max",
+    "col.prefix": "prefix",
+    "col.compress": "compress",
+    "col.tail": "tail",
+    "col.retries": "retries",
+    "col.backend": "backend",
+    "col.source": "source",
+    "col.processor": "processor",
+    "col.timestamp": "timestamp",
+    "col.event": "event",
 }
 
 ZH: dict[str, str] = {
@@ -937,6 +979,48 @@ ZH: dict[str, str] = {
     "demo.export": "带走报告",
     "demo.export_help": "一个 HTML 文件，包含运行过程、各次压缩、参数扫描和推荐设置；无需服务器或网络即可打开。",
     "demo.export_button": "导出报告（HTML）",
+    # 表格列名
+    "col.index": "序号",
+    "col.role": "角色",
+    "col.tokens": "token 数",
+    "col.segment": "片段",
+    "col.notes": "备注",
+    "col.preview": "预览",
+    "col.conversation": "对话",
+    "col.format": "格式",
+    "col.messages": "消息数",
+    "col.system": "系统消息",
+    "col.tools": "工具",
+    "col.origin": "来源",
+    "col.file": "文件",
+    "col.attempt": "第几次",
+    "col.request_tokens": "请求 token",
+    "col.outcome": "结果",
+    "col.error": "错误",
+    "col.delay_seconds": "等待秒数",
+    "col.budget_ratio": "预算比例",
+    "col.seconds": "耗时（秒）",
+    "col.number": "编号",
+    "col.section": "章节",
+    "col.present": "已包含",
+    "col.time": "时间",
+    "col.session": "会话",
+    "col.context": "上下文",
+    "col.tokens_before": "压缩前 token",
+    "col.tokens_after": "压缩后 token",
+    "col.reduction": "减少 token",
+    "col.reduction_ratio": "压缩率",
+    "col.target_tokens": "目标 token",
+    "col.context_max": "context_max",
+    "col.prefix": "前缀",
+    "col.compress": "压缩片段",
+    "col.tail": "保留尾部",
+    "col.retries": "重试",
+    "col.backend": "后端",
+    "col.source": "出处",
+    "col.processor": "处理器",
+    "col.timestamp": "时间戳",
+    "col.event": "事件",
 }
 
 STRINGS: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
@@ -964,6 +1048,16 @@ CHART_KEYS: tuple[str, ...] = (
     "tokens_after",
     "time",
 )
+
+
+#: DataFrame columns whose header is shown translated (``col.<name>`` in both languages).
+COLUMN_KEYS: tuple[str, ...] = ("index", "role", "tokens", "segment", "notes", "preview", "conversation", "format", "messages", "system", "tools", "origin", "file", "attempt", "request_tokens", "outcome", "error", "delay_seconds", "budget_ratio", "seconds", "number", "section", "present", "time", "session", "context", "tokens_before", "tokens_after", "reduction", "reduction_ratio", "target_tokens", "context_max", "prefix", "compress", "tail", "retries", "backend", "source", "processor", "timestamp", "event")
+
+
+def column_labels(language: str | None = None) -> dict[str, str]:
+    """Column name → header in one language, for every column a dashboard table may show."""
+    language = language or current_language()
+    return {key: translate(language, f"col.{key}") for key in COLUMN_KEYS}
 
 
 def translate(language: str, key: str, **fmt: Any) -> str:

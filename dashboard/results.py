@@ -16,7 +16,7 @@ import streamlit as st
 from compressor.messages import Conversation
 
 from . import charts, state, tables
-from .components import message_picker, plain
+from .components import message_picker, plain, table
 from .i18n import chart_labels, explain, status_text, t
 from .settings import Settings
 
@@ -122,13 +122,13 @@ def show_result(result: Any, *, key: str) -> None:
         checklist = section_checklist(result.summary)
         present = sum(1 for _, ok in checklist if ok)
         st.caption(t("result.sections", present=present, total=len(checklist)))
-        st.dataframe(tables.checklist_table(checklist), hide_index=True)
+        table(tables.checklist_table(checklist), hide_index=True)
         st.code(result.summary or "", language=None, wrap_lines=True)
     with tabs[1]:
         st.code(result.prompt or "", language=None, wrap_lines=True)
     with tabs[2]:
         st.caption(t("result.request", messages=len(result.request_messages), tokens=result.request_tokens))
-        st.dataframe(tables.messages_table(result.request_messages, result.analysis.counter), hide_index=True)
+        table(tables.messages_table(result.request_messages, result.analysis.counter), hide_index=True)
         message_picker(
             result.request_messages, state.page_widget(key, "request_message"), t("result.request_message")
         )
@@ -136,18 +136,18 @@ def show_result(result: Any, *, key: str) -> None:
         st.code(result.raw_reply or "", language=None, wrap_lines=True)
     with tabs[4]:
         if result.attempts:
-            st.dataframe(tables.attempts_table(result.attempts), hide_index=True)
+            table(tables.attempts_table(result.attempts), hide_index=True)
         else:
             st.caption(t("result.no_attempts"))
     with tabs[5]:
         st.caption(t("result.context", messages=len(result.messages)))
-        st.dataframe(tables.messages_table(result.messages, result.analysis.counter), hide_index=True)
+        table(tables.messages_table(result.messages, result.analysis.counter), hide_index=True)
         message_picker(
             result.messages, state.page_widget(key, "context_message"), t("result.context_message")
         )
     with tabs[6]:
         if result.debug_records:
-            st.dataframe(tables.debug_table(result.debug_records), hide_index=True)
+            table(tables.debug_table(result.debug_records), hide_index=True)
             st.json(list(result.debug_records), expanded=False)
         else:
             st.caption(t("result.no_debug"))

@@ -9,7 +9,7 @@ import streamlit as st
 
 from compressor.errors import CompressorError
 from dashboard import charts, roots, state, tables
-from dashboard.components import folder_browser, message_picker, plain
+from dashboard.components import folder_browser, message_picker, plain, table
 from dashboard.i18n import chart_labels, option_labels, segment_names, t
 from dashboard.results import compaction_available, run_compaction, show_result
 from dashboard.settings import with_changes
@@ -140,7 +140,7 @@ page = st.number_input(
     step=1,
     key=state.page_widget("dumps", "page"),
 )
-st.dataframe(
+table(
     tables.page_of(shown, int(page), PAGE_SIZE).drop(columns=["path"]),
     hide_index=True,
     column_config={"reduction_ratio": st.column_config.NumberColumn(format="percent")},
@@ -184,18 +184,18 @@ with tabs[0]:
     before_col, after_col = st.columns(2)
     with before_col:
         st.caption(t("dumps.before", count=len(record.before)))
-        st.dataframe(tables.messages_table(record.before, state.settings().counter), hide_index=True)
+        table(tables.messages_table(record.before, state.settings().counter), hide_index=True)
         message_picker(record.before, state.page_widget("dumps", "before_message"), t("dumps.before_message"))
     with after_col:
         st.caption(t("dumps.after", count=len(record.after)))
-        st.dataframe(tables.messages_table(record.after, state.settings().counter), hide_index=True)
+        table(tables.messages_table(record.after, state.settings().counter), hide_index=True)
         message_picker(record.after, state.page_widget("dumps", "after_message"), t("dumps.after_message"))
 with tabs[1]:
     settings = state.settings()
     span_frame = tables.dump_span_frame(record, settings.counter)
     st.caption(t("dumps.span_note", counter=t(f"counter.{settings.counter}")))
     st.plotly_chart(charts.span_bars(span_frame, labels=labels), key="dumps_span")
-    st.dataframe(tables.message_table(span_frame, segment_names()), hide_index=True)
+    table(tables.message_table(span_frame, segment_names()), hide_index=True)
 with tabs[2]:
     st.code(record.prompt, language=None, wrap_lines=True)
 with tabs[3]:
@@ -205,14 +205,14 @@ with tabs[4]:
 
     checklist = section_checklist(record.extracted_summary)
     st.caption(t("result.sections", present=sum(1 for _, ok in checklist if ok), total=len(checklist)))
-    st.dataframe(tables.checklist_table(checklist), hide_index=True)
+    table(tables.checklist_table(checklist), hide_index=True)
     st.code(record.extracted_summary, language=None, wrap_lines=True)
     if record.reinjection_message is not None:
         with st.expander(t("dumps.reinjection")):
             st.code(record.reinjection_message.text, language=None, wrap_lines=True)
 with tabs[5]:
     if record.debug_records:
-        st.dataframe(tables.debug_table(record.debug_records), hide_index=True)
+        table(tables.debug_table(record.debug_records), hide_index=True)
         st.json(list(record.debug_records), expanded=False)
     else:
         st.caption(t("dumps.no_debug"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import roots, state, tables
-from dashboard.components import folder_browser, plain
+from dashboard.components import folder_browser, plain, table
 from dashboard.i18n import t
 
 st.title(t("load.title"))
@@ -17,7 +17,7 @@ loaded = state.items()
 current = state.current()
 if loaded and current is not None:
     st.text(t("load.current", name=current.label, format=current.source_format))
-    st.dataframe(tables.loaded_table(loaded.values()), hide_index=True)
+    table(tables.loaded_table(loaded.values()), hide_index=True)
     st.button(t("load.clear"), key=state.page_widget("load", "clear"), on_click=state.clear_items)
 else:
     st.info(t("load.nothing"))

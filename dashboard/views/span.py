@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import charts, state, tables
-from dashboard.components import flag_message_secrets, plain, show_message
+from dashboard.components import flag_message_secrets, plain, show_message, table
 from dashboard.i18n import capacity_text, chart_labels, explain, segment_names, t
 
 settings = state.settings()
@@ -118,7 +118,7 @@ st.plotly_chart(
 
 # -- the messages ---------------------------------------------------------------------------------
 st.subheader(t("span.messages"))
-st.dataframe(
+table(
     tables.message_table(
         frame, segment_names(), {"last_user": t("note.last_user"), "internal": t("note.internal")}
     ),

@@ -12,7 +12,7 @@ from compressor.errors import CompressorError
 from compressor.outcome import CompactionEvent
 from compressor.sweep import recommend
 from dashboard import charts, report, state
-from dashboard.components import plain
+from dashboard.components import plain, table
 from dashboard.i18n import capacity_text, chart_labels, reason_text, recommendation_reasons, t
 from dashboard.settings import TRIGGER_MAX, TRIGGER_MIN, with_changes
 from dashboard.sources import safe_file_name
@@ -217,7 +217,7 @@ st.plotly_chart(
     key="tune_context",
 )
 if simulation.events:
-    st.dataframe(
+    table(
         compaction_rows(simulation.events),
         hide_index=True,
         column_config={

@@ -69,7 +69,7 @@ class TestSpanBars:
         )
 
     def test_no_shading_when_the_boundary_did_not_move(self) -> None:
-        analysis = demo_analysis(keep_recent_messages=3)
+        analysis = demo_analysis(keep_recent_messages=1)
         assert not analysis.keep_moved_by_tool_boundary
         fig = charts.span_bars(
             tables.span_frame(analysis),

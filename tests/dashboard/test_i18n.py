@@ -42,6 +42,7 @@ def dynamic_keys() -> set[str]:
     keys |= {f"reason.{kind.value}" for kind in ErrorKind} | {"reason.empty_summary"}
     keys |= {f"counter.{name}" for name in COUNTER_NAMES}
     keys |= {f"segment.{name}" for name in i18n.SEGMENT_KEYS} | {f"chart.{name}" for name in i18n.CHART_KEYS}
+    keys |= {f"col.{name}" for name in i18n.COLUMN_KEYS}
     keys |= {"capacity.explicit", "capacity.model", "capacity.default", "capacity.default_unknown"}
     keys |= {
         "sidebar.capacity.number",
@@ -145,3 +146,10 @@ class TestSentences:
             == "16,385 token（gpt-3.5-turbo 的窗口）"
         )
         assert "x-model" in capacity_text(Capacity(200_000, "default", "x-model"), "en")
+
+
+class TestColumnHeaders:
+    def test_headers_follow_the_language(self) -> None:
+        assert i18n.column_labels("en")["tokens_before"] == "tokens_before"
+        assert i18n.column_labels("zh")["role"] == "角色"
+        assert set(i18n.column_labels("en")) == set(i18n.column_labels("zh")) == set(i18n.COLUMN_KEYS)

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from compressor.backends import OfflineBackend
+from compressor.compaction_result import CompactionResult
+from compressor.compactor import CurrentRoundCompressor
+from compressor.config import CurrentRoundCompressorConfig
 from dashboard import state
-from tests.dashboard.conftest import no_exception, texts, unescaped
+from tests.dashboard.conftest import demo_analysis, demo_conversation, no_exception, texts, unescaped
 from tests.support.openai_server import ScriptedServer
 
 SNAPSHOT = (
@@ -51,6 +57,19 @@ def headline(at: AppTest) -> str:
     return found[-1]
 
 
+def offline_compaction() -> CompactionResult:
+    """compressor's own offline compaction of the demo with the default sidebar settings."""
+    compressor = CurrentRoundCompressor(CurrentRoundCompressorConfig(), OfflineBackend(), context_max=16_000)
+    return asyncio.run(compressor.compact(demo_conversation()))
+
+
+def span_size() -> int:
+    """How many messages the default settings compress: every one after the single user request."""
+    size = demo_analysis().span.counts[1]
+    assert size == len(demo_conversation().messages) - 1
+    return size
+
+
 def downloads(at: AppTest) -> dict[str, bool]:
     return {str(button.proto.label): not button.proto.disabled for button in at.get("download_button")}
 
@@ -65,14 +84,20 @@ class TestOffline:
     def test_an_offline_run_shows_what_it_cost_and_saved(self, live: AppTest) -> None:
         run(live)
         no_exception(live)
-        assert headline(live) == "Compacted 42 messages: 13,553 → 3,683 context tokens (72.8% saved)."
+        expected = offline_compaction()
+        assert expected.status == "compacted" and expected.span_counts[1] == span_size()
+        before, after, saved = expected.tokens_before, expected.tokens_after, expected.reduction_ratio
+        assert after < before
+        assert headline(live) == (
+            f"Compacted {span_size()} messages: {before:,} → {after:,} context tokens ({saved:.1%} saved)."
+        )
         metrics = {m.label: m.value for m in live.metric}
-        assert metrics["Context tokens before"] == "13,553"
-        assert metrics["Context tokens after"] == "3,683"
-        assert metrics["Saved"] == "72.8%"
+        assert metrics["Context tokens before"] == f"{before:,}"
+        assert metrics["Context tokens after"] == f"{after:,}"
+        assert metrics["Saved"] == f"{saved:.1%}"
         assert metrics["Model calls"] == "1"
         page = texts(live)
-        assert "prefix 68 · memory block" in page
+        assert f"prefix {expected.prefix_tokens:,} · memory block {expected.memory_tokens:,}" in page
         assert "of 11 snapshot sections present" in page
         assert any("Checkpoint request" in code.value for code in live.code)  # the prompt, as text
         assert downloads(live) == {
@@ -99,12 +124,16 @@ class TestOffline:
         live.toggle(key=state.W_FORCE).set_value(True).run()
         assert "computed with other settings" in texts(live)
         run(live)
-        assert headline(live).startswith("Compacted 42 messages")
+        assert headline(live).startswith(f"Compacted {span_size()} messages:")
 
     def test_chinese_headline(self, live: AppTest) -> None:
         live.radio(key=state.W_LANG).set_value("zh").run()
         run(live)
-        assert headline_zh(live) == "已压缩 42 条消息：上下文 token 13,553 → 3,683（节省 72.8%）。"
+        expected = offline_compaction()
+        before, after, saved = expected.tokens_before, expected.tokens_after, expected.reduction_ratio
+        assert headline_zh(live) == (
+            f"已压缩 {span_size()} 条消息：上下文 token {before:,} → {after:,}（节省 {saved:.1%}）。"
+        )
 
 
 def headline_zh(at: AppTest) -> str:
@@ -124,7 +153,7 @@ class TestOpenAICompatible:
             self.choose(live, server.url)
             run(live)
         no_exception(live)
-        assert headline(live).startswith("Compacted 42 messages")
+        assert headline(live).startswith(f"Compacted {span_size()} messages:")
         assert "11 of 11 snapshot sections present" in texts(live)
         (request,) = server.requests
         assert request.headers["authorization"] == f"Bearer {SECRET}"

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import state
-from tests.dashboard.conftest import SAMPLES, no_exception, texts, unescaped
+from tests.dashboard.conftest import SAMPLES, demo_conversation, no_exception, texts, unescaped
 
 GOOD = {"messages": [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}]}
 SCRIPT = "<script>alert('x')</script> **not bold** 中文"
@@ -41,7 +41,7 @@ class TestOpening:
         assert "Current conversation: demo-conversation.json (format: openjiuwen)" in texts(load)
         table = load.dataframe[0].value
         assert table["conversation"].tolist() == ["demo-conversation.json"]
-        assert table["messages"].tolist() == [43]
+        assert table["messages"].tolist() == [len(demo_conversation().messages)]
 
 
 class TestUpload:

@@ -8,7 +8,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import state
-from tests.dashboard.conftest import APP, APP_TIMEOUT, no_exception, texts
+from tests.dashboard.conftest import (
+    APP,
+    APP_TIMEOUT,
+    demo_analysis,
+    demo_conversation,
+    no_exception,
+    texts,
+    unescaped,
+)
 
 
 def decision_text(at: AppTest) -> str:
@@ -20,24 +28,29 @@ def decision_text(at: AppTest) -> str:
 class TestFirstLoad:
     def test_opens_on_the_demo_with_a_firing_decision(self, app: AppTest) -> None:
         no_exception(app)
+        expected = demo_analysis()
+        assert expected.decision.hit
         assert app.title[0].value == "Span & trigger"
-        assert (
-            app.success[0].value
-            == "Compaction fires: 13,967 tokens reached the threshold of 12,800 and the span holds 13,488 tokens."
+        assert app.success[0].value == (
+            f"Compaction fires: {expected.total_tokens:,} tokens reached the threshold of 12,800 "
+            f"and the span holds {expected.segment_tokens['compress']:,} tokens."
         )
 
     def test_key_numbers_are_shown(self, app: AppTest) -> None:
+        expected = demo_analysis()
         metrics = {m.label: m.value for m in app.metric}
         assert metrics == {
-            "Window total": "13,967",
+            "Window total": f"{expected.total_tokens:,}",
             "Trigger threshold": "12,800",
             "context_max": "16,000",
-            "Span to compress": "13,488",
+            "Span to compress": f"{expected.segment_tokens['compress']:,}",
             "Minimum span": "1,600",
         }
         page = texts(app)
         assert "counted with cl100k_base (tiktoken)" in page
-        assert "prefix [0, 1) · compress [1, 43) · tail [43, 43)" in page
+        end = len(demo_conversation().messages)
+        assert expected.span.compress == (1, end)  # everything after the one user request, nothing kept
+        assert f"prefix [0, 1) · compress [1, {end}) · tail [{end}, {end})" in page
 
     def test_warns_that_openjiuwen_needs_a_model(self, app: AppTest) -> None:
         assert app.warning[0].value.startswith(
@@ -57,14 +70,17 @@ class TestFirstLoad:
     def test_the_chart_has_a_bar_per_message(self, app: AppTest) -> None:
         chart = json.loads(app.get("plotly_chart")[1].proto.spec)
         bars = [trace for trace in chart["data"] if trace["type"] == "bar"]
-        assert sum(len(trace["x"]) for trace in bars) == 44
+        conversation = demo_conversation()
+        assert sum(len(trace["x"]) for trace in bars) == len(conversation.system) + len(conversation.messages)
 
 
 class TestSliders:
     def test_moving_the_trigger_slider_changes_the_decision(self, app: AppTest) -> None:
         app.slider(key=state.W_TRIGGER).set_value(0.9).run()
         no_exception(app)
-        assert decision_text(app) == "No compaction: 13,967 tokens is below the threshold of 14,400."
+        total = demo_analysis(trigger_context_ratio=0.9).total_tokens
+        assert total < 14_400
+        assert decision_text(app) == f"No compaction: {total:,} tokens is below the threshold of 14,400."
         assert app.query_params["trigger"] == "0.9"
 
     def test_settings_changes_reuse_the_token_profile(self, app: AppTest) -> None:
@@ -79,16 +95,25 @@ class TestSliders:
 
     def test_min_target_can_block_the_compaction(self, app: AppTest) -> None:
         app.slider(key=state.W_MIN_TARGET).set_value(0.9).run()
+        expected = demo_analysis(min_target_context_ratio=0.9)
+        assert expected.decision.reason == "target_below_min"
         assert decision_text(app) == (
-            "No compaction: 13,967 tokens reached the threshold of 12,800, but the span holds 13,488 tokens, "
-            "under the minimum of 14,400."
+            f"No compaction: {expected.total_tokens:,} tokens reached the threshold of 12,800, but the span "
+            f"holds {expected.segment_tokens['compress']:,} tokens, under the minimum of 14,400."
         )
 
     def test_keep_recent_shows_the_tool_boundary(self, app: AppTest) -> None:
         app.number_input(key=state.W_KEEP).set_value(2).run()
         no_exception(app)
-        assert any("would start the tail at #41" in e.value and "#40" in e.value for e in app.info)
-        assert "tail [40, 43)" in texts(app)
+        expected = demo_analysis(keep_recent_messages=2)
+        naive, (start, end) = expected.naive_tail_start, expected.span.tail
+        assert expected.keep_moved_by_tool_boundary and start < naive
+        assert end == len(demo_conversation().messages)
+        assert (
+            f"keep_recent_messages = 2 would start the tail at #{naive}; a kept tool result pulls it back to "
+            f"#{start} so the tool call stays with its result ({end - start} messages kept)."
+        ) in [unescaped(e.value) for e in app.info]
+        assert f"tail [{start}, {end})" in texts(app)
 
     def test_a_model_window_sets_the_capacity(self, app: AppTest) -> None:
         app.radio(key=state.W_CAPACITY_MODE).set_value("model").run()
@@ -115,7 +140,8 @@ class TestSharedLinks:
         assert at.slider(key=state.W_TRIGGER).value == 0.9
         assert at.number_input(key=state.W_KEEP).value == 2
         assert at.title[0].value == "分段与触发"
-        assert decision_text(at) == "不压缩：13,967 token 低于阈值 14,400。"
+        total = demo_analysis(trigger_context_ratio=0.9, keep_recent_messages=2).total_tokens
+        assert decision_text(at) == f"不压缩：{total:,} token 低于阈值 14,400。"
 
     @pytest.mark.parametrize(
         "query", [{"trigger": "banana"}, {"keep": "-5", "context_max": "0"}, {"model": "<script>"}]
@@ -133,7 +159,11 @@ class TestLanguage:
         app.radio(key=state.W_LANG).set_value("zh").run()
         no_exception(app)
         assert app.title[0].value == "分段与触发"
-        assert app.success[0].value == "触发压缩：13,967 token 已达到阈值 12,800，待压缩片段有 13,488 token。"
+        expected = demo_analysis()
+        assert app.success[0].value == (
+            f"触发压缩：{expected.total_tokens:,} token 已达到阈值 12,800，"
+            f"待压缩片段有 {expected.segment_tokens['compress']:,} token。"
+        )
         assert {m.label for m in app.metric} >= {"窗口总量", "触发阈值"}
         assert app.query_params["lang"] == "zh"
 

@@ -15,7 +15,7 @@ from dashboard.sources import (
     safe_file_name,
     save_uploaded_dumps,
 )
-from tests.dashboard.conftest import DEMO, OPENJIUWEN_DUMPS, SAMPLES
+from tests.dashboard.conftest import DEMO, OPENJIUWEN_DUMPS, SAMPLES, demo_conversation
 
 GOOD = json.dumps(
     {"messages": [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}]}
@@ -36,7 +36,10 @@ class TestOneFile:
         assert outcome.ok
         (conversation,) = outcome.conversations
         assert conversation.source_format == "openjiuwen"
-        assert len(conversation.messages) == 43
+        raw = json.loads(DEMO.read_bytes())["messages"]
+        assert [m.role for m in conversation.system] == ["system"] == [raw[0]["role"]]
+        assert len(conversation.messages) == len(raw) - 1
+        assert conversation.messages == demo_conversation().messages
 
     def test_a_bad_file_gives_one_line_naming_it(self) -> None:
         (outcome,) = parse_upload("broken.json", b'{"messages": [{"role": "wizard"}]')
