@@ -7,6 +7,7 @@ through the tool loses nothing, and the library never mutates a conversation it 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable
 from typing import Any, Literal
 
@@ -29,6 +30,23 @@ INTERNAL_PREFIXES: tuple[str, ...] = (
 
 #: Content-part types that carry an image; they are priced separately, never as text.
 IMAGE_PART_TYPES: frozenset[str] = frozenset({"image_url", "image", "input_image"})
+
+
+#: One shared ``fields_set`` per combination of set fields (values are frozen, so nothing adds to it);
+#: a set per instance would cost ~200 bytes a message. Bounded: odd inputs keep their own set.
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+_FIELDS_SETS_MAX = 256
+
+
+def _share_fields_set(model: BaseModel) -> None:
+    own = model.__pydantic_fields_set__
+    key = frozenset(own)
+    shared = _FIELDS_SETS.get(key)
+    if shared is None:
+        if len(_FIELDS_SETS) >= _FIELDS_SETS_MAX:
+            return
+        shared = _FIELDS_SETS[key] = set(own)
+    object.__setattr__(model, "__pydantic_fields_set__", shared)
 
 
 def _json_arguments(value: Any) -> str:
@@ -65,7 +83,15 @@ class ToolCall(BaseModel):
             data["arguments"] = _json_arguments(data["arguments"])
         if data.get("type") is None:
             data["type"] = "function"
+        # Few distinct names and types repeat over thousands of calls: keep one copy of each.
+        for key in ("type", "name"):
+            value = data.get(key)
+            if type(value) is str and len(value) <= 64:
+                data[key] = sys.intern(value)
         return data
+
+    def model_post_init(self, context: Any, /) -> None:
+        _share_fields_set(self)
 
     def openai(self) -> dict[str, Any]:
         """OpenAI nested form, as openJiuwen serialises and prices tool calls."""
@@ -107,6 +133,9 @@ class Message(BaseModel):
 
     # Per-counter token counts, created on first count (saves memory on load); safe: the message is frozen.
     _tokens: dict[str, int] | None = PrivateAttr(default=None)
+
+    def model_post_init(self, context: Any, /) -> None:
+        _share_fields_set(self)
 
     @field_validator("content", mode="before")
     @classmethod

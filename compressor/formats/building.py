@@ -33,6 +33,17 @@ def indexed(items: list[Any], base: Loc) -> Iterator[tuple[Loc, Any]]:
         yield base.key(index), item
 
 
+def taking(items: list[Any], base: Loc) -> Iterator[tuple[Loc, Any]]:
+    """Like ``indexed``, but each slot is emptied as its item is handed out.
+
+    Only for lists the loader parsed itself: their items can go as soon as they are converted.
+    """
+    for index in range(len(items)):
+        item = items[index]
+        items[index] = None
+        yield base.key(index), item
+
+
 def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 

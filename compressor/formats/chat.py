@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from compressor.formats import anthropic
-from compressor.formats.building import build_conversation, build_message, build_tools, indexed
+from compressor.formats.building import build_conversation, build_message, build_tools, indexed, taking
 from compressor.formats.problems import Loc, expect_dict, expect_list
 from compressor.messages import Conversation, Message
 
@@ -48,10 +48,13 @@ def convert_messages(located: Iterable[tuple[Loc, Any]], *, anthropic_blocks: bo
     return out
 
 
-def from_list(items: list[Any], base: Loc, *, name: str, source_format: str | None = None) -> Conversation:
-    """A bare array of messages."""
+def from_list(
+    items: list[Any], base: Loc, *, name: str, source_format: str | None = None, consume: bool = False
+) -> Conversation:
+    """A bare array of messages; ``consume`` empties the list as it goes (only for a list the loader parsed)."""
     detected = message_format(items)
-    messages = convert_messages(indexed(items, base), anthropic_blocks=detected == "anthropic")
+    located = taking(items, base) if consume else indexed(items, base)
+    messages = convert_messages(located, anthropic_blocks=detected == "anthropic")
     return build_conversation(messages, [], name=name, source_format=source_format or detected, loc=base)
 
 

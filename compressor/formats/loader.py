@@ -56,7 +56,7 @@ def _load(source: Source, name: str | None) -> tuple[str, list[Conversation]]:
     try:
         if document.lines is not None:
             return document.label, _from_lines(document.lines, document.stem)
-        return document.label, _from_value(document.value, document.stem)
+        return document.label, _from_value(document.value, document.stem, consume=document.parsed)
     except FormatProblem as problem:
         raise ConversationFormatError(document.label, str(problem)) from None
     except ValidationError as error:  # a safety net: the format modules convert their own
@@ -65,7 +65,8 @@ def _load(source: Source, name: str | None) -> tuple[str, list[Conversation]]:
         raise ConversationFormatError(document.label, f"nested deeper than {MAX_DEPTH} levels") from None
 
 
-def _from_value(value: Any, stem: str) -> list[Conversation]:
+def _from_value(value: Any, stem: str, *, consume: bool = False) -> list[Conversation]:
+    """``consume``: the value was parsed here, so a message list may be emptied as messages are built."""
     root = Loc()
     if isinstance(value, dict):
         return _from_dict(value, stem)
@@ -73,11 +74,12 @@ def _from_value(value: Any, stem: str) -> list[Conversation]:
         raise FormatProblem(root, f"unrecognised format: a JSON {type_name(value)}, not a conversation")
     if not value:
         raise FormatProblem(root, "is an empty list, not a conversation")
-    objects = [item for item in value if isinstance(item, dict)]
-    if not objects:
+    if not any(isinstance(item, dict) for item in value):
         raise FormatProblem(root, f"unrecognised format: a list of {type_name(value[0])} values; {_EXPECTED}")
-    if any("role" in item for item in objects):
-        return [chat.from_list(value, root, name=stem)]
+    # No list of the objects is held while converting: each parsed message can go once it is built.
+    if any(isinstance(item, dict) and "role" in item for item in value):
+        return [chat.from_list(value, root, name=stem, consume=consume)]
+    objects = [item for item in value if isinstance(item, dict)]
     if any(records.looks_like_record(item) for item in objects):
         return records.from_records(indexed(value, root), stem=stem)
     if any("messages" in item for item in objects):

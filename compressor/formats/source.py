@@ -6,8 +6,10 @@ size before any byte is read, and nesting is bounded so no later step can hit a 
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +25,9 @@ MAX_DEPTH = 100
 
 _JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 _MB = 1024 * 1024
+#: Bytes read at a time when a file's top-level array is parsed element by element.
+_CHUNK_BYTES = 256 * 1024
+_NOT_JSON_SPACE = re.compile(r"[^ \t\r\n]")
 
 Source = str | os.PathLike[str] | bytes | list[Any] | dict[str, Any]
 
@@ -35,6 +40,8 @@ class Document:
     stem: str
     value: Any = None
     lines: tuple[tuple[int, Any], ...] | None = None
+    #: True when the values were parsed here (nobody else holds them): a loader may release them as it goes.
+    parsed: bool = True
 
 
 def read_source(source: Source, name: str | None = None) -> Document:
@@ -42,9 +49,15 @@ def read_source(source: Source, name: str | None = None) -> Document:
     if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
         path = Path(source)
         label = name or str(source)
+        stem = _stem(name) if name else path.stem
+        jsonl = _is_jsonl(name or path.name)
+        elements = None if jsonl else read_array(path)
+        if elements is not None:
+            _guard(lambda: check_depth(elements, Loc()), label)
+            return Document(label=label, stem=stem, value=elements)
         # Decode, then let the bytes go before parsing: file bytes, text and values never live at once.
         text = _decode(_read_file(path, label), label)
-        return _parse_text(text, label, _stem(name) if name else path.stem, _is_jsonl(name or path.name))
+        return _parse_text(text, label, stem, jsonl)
     if isinstance(source, bytes | bytearray | memoryview):
         label = name or "<bytes>"
         data = bytes(source)
@@ -57,7 +70,7 @@ def read_source(source: Source, name: str | None = None) -> Document:
     label = name or "<value>"
     if isinstance(source, list | dict):
         _guard(lambda: check_depth(source, Loc()), label)
-        return Document(label=label, stem=_stem(name), value=source)
+        return Document(label=label, stem=_stem(name), value=source, parsed=False)
     raise ConversationFormatError(
         label, f"cannot read a conversation from a value of type {type(source).__name__}"
     )
@@ -102,6 +115,108 @@ def _read_file(path: Path, label: str) -> bytes:
         raise ConversationFormatError(label, f"cannot read the file ({error.strerror or error})") from None
     _check_size(len(data), label)
     return data
+
+
+class _NotAnArray(Exception):
+    """The file is not one well-formed top-level array: the whole-text path reads it and names the problem."""
+
+
+class _ArrayReader:
+    """Elements of a file's top-level JSON array, decoded chunk by chunk; consumed text is dropped."""
+
+    def __init__(self, handle: Any, chunk_bytes: int) -> None:
+        self._handle = handle
+        self._chunk_bytes = chunk_bytes
+        self._decoder = codecs.getincrementaldecoder("utf-8-sig")()
+        # Each element is parsed on its own, so json's per-parse key memo would give every object its own
+        # copies of "role", "content"...: one shared copy of each key saves ~0.3x the file size.
+        keys: dict[str, str] = {}
+        self._json = json.JSONDecoder(
+            object_pairs_hook=lambda pairs: {keys.setdefault(key, key): value for key, value in pairs}
+        )
+        self._text = ""
+        self._pos = 0
+        self._read = 0
+        self._eof = False
+
+    def elements(self) -> list[Any]:
+        if self._next_char() != "[":
+            raise _NotAnArray
+        self._pos += 1
+        values: list[Any] = []
+        if self._next_char() == "]":
+            self._pos += 1
+        else:
+            while True:
+                values.append(self._value())
+                char = self._next_char()
+                self._pos += 1
+                if char == "]":
+                    break
+                if char != ",":
+                    raise _NotAnArray
+        if self._next_char() is not None:
+            raise _NotAnArray  # extra data: maybe JSONL, which the whole-text path recognises
+        return values
+
+    def _more(self, at_least: int) -> bool:
+        """Append the next chunk (at least ``at_least`` bytes) to the unconsumed text; False at the end."""
+        if self._eof:
+            return False
+        data = self._handle.read(max(at_least, self._chunk_bytes))
+        self._read += len(data)
+        if self._read > MAX_FILE_BYTES:
+            raise _NotAnArray
+        try:
+            text = self._decoder.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise _NotAnArray from None
+        self._eof = not data
+        self._text = self._text[self._pos :] + text
+        self._pos = 0
+        return True
+
+    def _next_char(self) -> str | None:
+        """The next character that is not JSON whitespace (left unconsumed), or None at the end."""
+        while True:
+            found = _NOT_JSON_SPACE.search(self._text, self._pos)
+            if found is not None:
+                self._pos = found.start()
+                return self._text[self._pos]
+            self._pos = len(self._text)
+            if not self._more(0):
+                return None
+
+    def _value(self) -> Any:
+        self._next_char()
+        while True:
+            try:
+                value, end = self._json.raw_decode(self._text, self._pos)
+            except RecursionError:
+                raise _NotAnArray from None
+            except ValueError:  # not JSON yet (the text may stop mid-value), or an over-long integer
+                end = -1
+            # A value touching the end of the text may be cut short (a number): read on and parse again.
+            if 0 <= end < len(self._text) or (end >= 0 and self._eof):
+                self._pos = end
+                return value
+            if not self._more(len(self._text) - self._pos):
+                raise _NotAnArray
+
+
+def read_array(path: str | os.PathLike[str], chunk_bytes: int = _CHUNK_BYTES) -> list[Any] | None:
+    """The elements of a file holding one top-level array, without the whole text in memory at once.
+
+    None when the file is anything else or anything is wrong with it; the caller then reads it whole,
+    which raises the same errors, naming line and column, as before this path existed.
+    """
+    try:
+        if os.stat(path).st_size > MAX_FILE_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            return _ArrayReader(handle, chunk_bytes).elements()
+    except (OSError, _NotAnArray):
+        return None
 
 
 def _decode(data: bytes, label: str) -> str:
@@ -217,4 +332,4 @@ def _guard(step: Any, label: str) -> Any:
         raise ConversationFormatError(label, str(problem)) from None
 
 
-__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "Document", "Source", "check_depth", "read_source"]
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "Document", "Source", "check_depth", "read_array", "read_source"]

@@ -218,7 +218,7 @@ st.plotly_chart(
 )
 if simulation.events:
     table(
-        compaction_rows(simulation.events),
+        pd.DataFrame(compaction_rows(simulation.events)),
         hide_index=True,
         column_config={
             "message": st.column_config.NumberColumn(t("tune.col.message")),

@@ -49,6 +49,12 @@ def play_button(at: AppTest) -> str:
     return str(at.button(key=state.page_widget("demo", "play")).label)
 
 
+def compaction_step(simulation: Simulation) -> int:
+    """The slider position (1-based) of the run's one compaction."""
+    (event,) = simulation.events
+    return next(n for n, step in enumerate(simulation.steps, start=1) if step.index == event.index)
+
+
 class TestFirstStep:
     def test_opens_on_the_first_model_call(self, demo: AppTest) -> None:
         no_exception(demo)
@@ -57,13 +63,29 @@ class TestFirstStep:
             "The agent has used 482 of 16,000 tokens.",
             "Compaction starts at 12,800 tokens (80% of the context).",
         )
-        assert "Model call 1 of 20 · message #1 · context messages: 1" in texts(demo)
+        total = len(replayed().steps)
+        assert f"Model call 1 of {total} · message #1 · context messages: 1" in texts(demo)
+
+    def test_with_the_defaults_the_run_compacts_at_its_last_call(self, demo: AppTest) -> None:
+        simulation = replayed()
+        assert simulation.outcome.compactions == 1
+        assert compaction_step(simulation) == len(simulation.steps)  # the final answer, message #43
+        assert not any(i.value.startswith("With these settings compaction never fires") for i in demo.info)
+        overview = charts(demo)[-1]
+        markers = {trace["name"]: trace["x"] for trace in overview["data"]}
+        assert markers["compaction"] == [simulation.events[0].index] == [43]
 
     def test_says_when_nothing_will_compact(self, demo: AppTest) -> None:
+        demo.slider(key=state.W_TRIGGER).set_value(0.9).run()
+        no_exception(demo)
+        outcome = replayed(0.9).outcome
+        assert outcome.compactions == 0 and outcome.peak_tokens < outcome.threshold == 14_400
         assert demo.info[0].value.startswith(
-            "With these settings compaction never fires on this run: the threshold is 12,800 tokens and the "
-            "context peaks at 11,127."
+            "With these settings compaction never fires on this run: the threshold is 14,400 tokens and the "
+            f"context peaks at {outcome.peak_tokens:,}."
         )
+        overview = charts(demo)[-1]
+        assert "compaction" not in {trace["name"] for trace in overview["data"]}
 
     def test_the_gauge_shows_the_context_against_capacity_and_threshold(self, demo: AppTest) -> None:
         gauge = charts(demo)[0]
@@ -76,21 +98,27 @@ class TestStepSlider:
     def test_moving_the_slider_changes_the_caption(self, demo: AppTest) -> None:
         demo.slider(key=state.W_DEMO_STEP).set_value(10).run()
         no_exception(demo)
-        step = replayed().steps[9]
+        simulation = replayed()
+        step = simulation.steps[9]
         assert caption(demo)[0] == f"The agent has used {step.context_tokens:,} of 16,000 tokens."
         assert caption(demo)[0] != "The agent has used 482 of 16,000 tokens."
-        assert f"Model call 10 of 20 · message #{step.index}" in texts(demo)
+        assert f"Model call 10 of {len(simulation.steps)} · message #{step.index}" in texts(demo)
 
-    def test_the_compaction_step_shows_the_work_replaced_by_the_memory_block(self, demo: AppTest) -> None:
-        demo.slider(key=state.W_TRIGGER).set_value(0.6).run()
-        simulation = replayed(0.6)
+    @pytest.mark.parametrize(("trigger", "threshold"), [(None, "12,800"), (0.6, "9,600")])
+    def test_the_compaction_step_shows_the_work_replaced_by_the_memory_block(
+        self, demo: AppTest, trigger: float | None, threshold: str
+    ) -> None:
+        if trigger is not None:
+            demo.slider(key=state.W_TRIGGER).set_value(trigger).run()
+        simulation = replayed(trigger or 0.8)
         (event,) = simulation.events
-        number = next(n for n, step in enumerate(simulation.steps, start=1) if step.index == event.index)
+        number = compaction_step(simulation)
         step = simulation.steps[number - 1]
+        assert event.outcome == "compacted" and step.sent_tokens < step.context_tokens
         demo.slider(key=state.W_DEMO_STEP).set_value(number).run()
         no_exception(demo)
         assert caption(demo) == (
-            f"Threshold crossed at {step.context_tokens:,} of 9,600 tokens: compaction replaces "
+            f"Threshold crossed at {step.context_tokens:,} of {threshold} tokens: compaction replaces "
             f"{event.span[1]} messages with one summary.",
             f"{event.compress_tokens:,} tokens of this round's work become a memory block of "
             f"{event.memory_tokens:,} tokens: the window drops from {step.context_tokens:,} to "
@@ -105,8 +133,10 @@ class TestStepSlider:
 
     def test_after_the_compaction_the_caption_compares_with_the_uncompacted_run(self, demo: AppTest) -> None:
         demo.slider(key=state.W_TRIGGER).set_value(0.6).run()
-        demo.slider(key=state.W_DEMO_STEP).set_value(20).run()
-        last = replayed(0.6).steps[-1]
+        simulation = replayed(0.6)
+        assert compaction_step(simulation) < len(simulation.steps)
+        demo.slider(key=state.W_DEMO_STEP).set_value(len(simulation.steps)).run()
+        last = simulation.steps[-1]
         assert last.context_tokens != last.uncompacted_tokens
         assert caption(demo) == (
             f"The agent has used {last.context_tokens:,} of 16,000 tokens.",
@@ -133,13 +163,14 @@ class TestPlayback:
         assert step_of(demo) == held
 
     def test_playing_stops_at_the_last_step(self, demo: AppTest) -> None:
-        demo.slider(key=state.W_DEMO_STEP).set_value(19).run()
+        last = len(replayed().steps)
+        demo.slider(key=state.W_DEMO_STEP).set_value(last - 1).run()
         demo.button(key=state.page_widget("demo", "play")).click().run()
         no_exception(demo)
-        assert step_of(demo) == 20
+        assert step_of(demo) == last
         assert play_button(demo) == "Play"
         demo.run()
-        assert step_of(demo) == 20
+        assert step_of(demo) == last
 
     def test_start_over(self, demo: AppTest) -> None:
         demo.slider(key=state.W_DEMO_STEP).set_value(12).run()

@@ -77,17 +77,18 @@ class TestFirstLoad:
     def test_the_key_numbers_are_compressors(self, tune: AppTest) -> None:
         no_exception(tune)
         assert tune.title[0].value == "Tune"
-        assert metrics(tune) == shown(replayed())
-        assert metrics(tune) == {
-            "Trigger first fires": "never",
-            "Compactions": "0",
-            "Peak utilisation": "69.5%",
-            "Compaction input tokens": "0",
-            "Agent input, with compaction": "138,850",
-            "Agent input, without compaction": "138,850",
-        }
-        assert "20 model calls · summaries: ratio:0.1 · context_max 16,000 tokens (set explicitly)" in texts(
-            tune
+        expected = replayed()
+        assert metrics(tune) == shown(expected)
+        # The demo's story with the defaults: one compaction, at the model call after the last tool
+        # results (message #43, the final answer), and the agent sends less over the run because of it.
+        assert expected.compactions == 1 and expected.first_trigger_index == 43
+        assert metrics(tune)["Trigger first fires"] == "#43"
+        assert metrics(tune)["Compactions"] == "1"
+        assert expected.compaction_input_tokens > 0
+        assert expected.agent_input_tokens < expected.agent_input_tokens_uncompacted
+        assert (
+            f"{expected.steps} model calls · summaries: ratio:0.1 · context_max 16,000 tokens (set explicitly)"
+            in texts(tune)
         )
 
     def test_the_run_chart_has_the_threshold_and_the_capacity(self, tune: AppTest) -> None:
@@ -95,8 +96,25 @@ class TestFirstLoad:
         lines = {trace["name"]: trace["y"] for trace in chart["data"]}
         assert set(lines[("threshold")]) == {12_800}
         assert set(lines["context_max"]) == {16_000}
-        assert len(lines["window sent to the model"]) == 20
-        assert "compaction" not in lines  # nothing fires at 0.8 of 16,000
+        assert len(lines["window sent to the model"]) == replayed().steps
+
+    def test_the_run_chart_marks_the_compaction_at_the_last_call(self, tune: AppTest) -> None:
+        chart = charts(tune)["Context over the run"]
+        run = simulate(
+            demo_conversation(), CurrentRoundCompressorConfig(), context_max=16_000, summary="ratio:0.1"
+        )
+        (event,) = run.events
+        last = run.steps[-1]
+        assert event.index == last.index == 43
+        traces = {trace["name"]: trace for trace in chart["data"]}
+        assert traces["compaction"]["x"] == [43]
+        assert traces["compaction"]["y"] == [last.context_tokens]
+        assert traces["window sent to the model"]["y"][-1] == last.sent_tokens < last.context_tokens
+        assert "refused" not in traces
+        (table,) = tune.dataframe
+        assert table.value["message"].tolist() == [43]
+        assert table.value["outcome"].tolist() == ["Compacted"]
+        assert table.value["compress"].tolist() == [event.compress_tokens]
 
     def test_the_sweep_is_drawn_as_three_heatmaps_and_a_tradeoff(self, tune: AppTest) -> None:
         drawn = charts(tune)

@@ -22,7 +22,8 @@ from compressor.analysis import analyze
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.dumps import index_dumps
 from compressor.formats import load_conversation, load_conversations
-from dashboard import roots
+from compressor.simulate import Simulation, simulate
+from dashboard import roots, state
 from dashboard.app import CONVERSATION_PAGES, RUN_PAGES, available
 from dashboard.i18n import EN, explain, translate
 from dashboard.settings import DEFAULTS
@@ -51,6 +52,17 @@ def demo_decision(trigger: float = DEFAULTS.trigger_context_ratio, language: str
     config = CurrentRoundCompressorConfig().with_settings(trigger_context_ratio=trigger)
     analysis = analyze(load_conversation(DEMO), config, context_max=DEFAULTS.context_max)
     return explain(analysis.decision, language)
+
+
+def demo_replay() -> Simulation:
+    """The run the Demo page plays back under the default settings and the default summary size."""
+    summary = f"ratio:{state.TUNE_DEFAULTS[state.W_SUMMARY_RATIO]:g}"
+    return simulate(
+        load_conversation(DEMO),
+        CurrentRoundCompressorConfig(),
+        context_max=DEFAULTS.context_max,
+        summary=summary,
+    )
 
 
 def pages() -> list[tuple[str, str, str]]:
@@ -150,7 +162,7 @@ def app(page: Any, dashboard_url: str) -> Iterator[Any]:
 # -- the tests --------------------------------------------------------------------------------------
 
 #: Pages whose screenshot a scenario below takes in a more telling state than right after opening.
-SCENARIO_SHOTS = {"load", "compact", "dumps"}
+SCENARIO_SHOTS = {"load", "compact", "dumps", "demo"}
 
 
 class TestEveryPage:
@@ -251,6 +263,40 @@ class TestOfflineCompaction:
             app.get_by_role("button", name="Compacted conversation (openJiuwen JSON)").click()
         compacted = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
         assert compacted["messages"], "the compacted conversation holds its messages"
+
+
+class TestDemo:
+    def test_the_last_model_call_shows_the_compaction_with_the_default_settings(self, app: Any) -> None:
+        run = demo_replay()
+        (event,) = run.events
+        last = run.steps[-1]
+        assert event.outcome == "compacted" and event.index == last.index  # the final answer compacts
+        go(app, "Demo", "Demo")
+        step = app.get_by_role("slider", name="Model call")
+        expect(step).to_have_attribute("aria-valuetext", "1")
+        step.focus()
+        app.keyboard.press("End")
+        expect(step).to_have_attribute("aria-valuetext", str(len(run.steps)))
+        crossed = translate(
+            "en",
+            "demo.caption.compacted",
+            tokens=last.context_tokens,
+            threshold=last.threshold,
+            count=event.span[1],
+        )
+        expect(app.get_by_text(crossed, exact=True)).to_be_visible()
+        replaced = translate(
+            "en",
+            "demo.caption.replaced",
+            compress=event.compress_tokens,
+            memory=event.memory_tokens,
+            before=last.context_tokens,
+            after=last.sent_tokens,
+        )
+        expect(app.get_by_text(replaced, exact=True)).to_be_visible()
+        bars = app.locator('[data-testid="stPlotlyChart"]').filter(has_text="memory block")
+        expect(bars).to_contain_text("kept messages")  # the before/after stacked bars
+        screenshot(app, "demo")
 
 
 class TestDumpReview:
