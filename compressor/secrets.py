@@ -113,7 +113,6 @@ _HINTS: dict[str, tuple[str, ...]] = {
     "bearer_token": ("bearer",),
     "assignment": ("pass", "secret", "key", "token"),
 }
-_IDENTIFIER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 _PLACEHOLDER = re.compile(
     r"^(?:\**|x+|\.+|-+|none|null|nil|true|false|undefined|changeme|redacted|\[redacted\]|<[^>]*>|"
@@ -150,7 +149,7 @@ def _assigned_value(match: re.Match[str]) -> tuple[str, int, int] | None:
 def _identifier(text: str, match: re.Match[str]) -> str | None:
     """The whole name ending in the matched secret-like word, or None when it is part of a path or attribute."""
     start = match.start(1)
-    while start > 0 and (text[start - 1] in _IDENTIFIER_CHARS or not text[start - 1].isascii() and text[start - 1].isalnum()):
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_-"):
         start -= 1
     if start > 0 and text[start - 1] in "./":
         return None

@@ -28,6 +28,8 @@ _MB = 1024 * 1024
 #: Bytes read at a time when a file's top-level array is parsed element by element.
 _CHUNK_BYTES = 256 * 1024
 _NOT_JSON_SPACE = re.compile(r"[^ \t\r\n]")
+#: Characters that may continue a number: a value followed by one of these may have been cut at a chunk end.
+_NUMBER_CHARS = frozenset("0123456789+-.eE")
 
 Source = str | os.PathLike[str] | bytes | list[Any] | dict[str, Any]
 
@@ -196,8 +198,8 @@ class _ArrayReader:
                 raise _NotAnArray from None
             except ValueError:  # not JSON yet (the text may stop mid-value), or an over-long integer
                 end = -1
-            # A value touching the end of the text may be cut short (a number): read on and parse again.
-            if 0 <= end < len(self._text) or (end >= 0 and self._eof):
+            # A number touching the end of the text may be cut short: read on and parse again.
+            if end >= 0 and (self._eof or (end < len(self._text) and self._text[end] not in _NUMBER_CHARS)):
                 self._pos = end
                 return value
             if not self._more(len(self._text) - self._pos):
