@@ -11,9 +11,10 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from benchmarks.timing import best_of
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "dashboard" / "app.py"
@@ -22,15 +23,6 @@ RATIOS = (0.5, 0.6, 0.7, 0.9, 0.95)
 GOAL = 1.0
 APP_TIMEOUT = 300  # seconds for one AppTest run (the first one tokenises 5,000 messages on a busy machine)
 
-
-def best_of(function: Callable[[], Any], repeat: int) -> float:
-    """The fastest of ``repeat`` runs, in seconds: the least disturbed by other load on the machine."""
-    times = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - began)
-    return min(times)
 
 
 def _open_span_page(data: bytes) -> Any:

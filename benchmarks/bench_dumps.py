@@ -11,9 +11,10 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from benchmarks.timing import best_of
 
 ROOT = Path(__file__).resolve().parent.parent
 DUMPS = 2_000
@@ -67,15 +68,6 @@ def fill_folder(folder: Path, count: int = DUMPS) -> int:
         written += write_dump(folder, record).stat().st_size
     return written
 
-
-def best_of(function: Callable[[], Any], repeat: int) -> float:
-    """The fastest of ``repeat`` runs, in seconds."""
-    times = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - began)
-    return min(times)
 
 
 def run() -> dict[str, Any]:

@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from benchmarks.timing import best_of
 
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGES = 5_000
@@ -21,15 +23,6 @@ KEEPS = tuple(range(10))  # 0 … 9
 SUMMARY = "ratio:0.1"
 GOAL = 3.0
 
-
-def best_of(function: Callable[[], Any], repeat: int) -> float:
-    """The fastest of ``repeat`` runs, in seconds: the least disturbed by other load on the machine."""
-    times = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - began)
-    return min(times)
 
 
 def run(repeat: int = 3) -> dict[str, Any]:

@@ -9,7 +9,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.generate import conversation_dicts  # noqa: E402
+from benchmarks.timing import best_of  # noqa: E402
 
 Result = dict[str, Any]
 BENCHMARKS: dict[str, Callable[[], Result]] = {}
@@ -30,15 +30,6 @@ def benchmark(name: str) -> Callable[[Callable[[], Result]], Callable[[], Result
 
     return register
 
-
-def best_of(function: Callable[[], Any], repeat: int = 5) -> float:
-    """The fastest of ``repeat`` runs, in seconds: the least disturbed by other load on the machine."""
-    times = []
-    for _ in range(repeat):
-        began = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - began)
-    return min(times)
 
 
 @benchmark("tokenising")

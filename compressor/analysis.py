@@ -18,7 +18,7 @@ from .trigger import Decision, decide, min_target_for
 from .windows import Capacity, resolve_context_max
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MessageRow:
     index: int
     role: str

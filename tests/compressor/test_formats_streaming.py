@@ -1,0 +1,157 @@
+"""Files holding one top-level array are parsed element by element; the result and the errors are unchanged."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from compressor.errors import ConversationFormatError
+from compressor.formats import load_conversation
+from compressor.formats.source import read_array, read_source
+
+#: Small chunk sizes put every chunk boundary somewhere awkward: inside numbers, strings, escapes, UTF-8.
+CHUNK_SIZES = (1, 2, 3, 5, 7, 64)
+
+MIXED = [
+    {"role": "system", "content": "You are a careful coding agent."},
+    {"role": "user", "content": "上下文 压缩 😀 summary\n\tindented \"quoted\" \\ back\\slash \u2028 sep"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "call_1", "type": "function", "name": "bash", "arguments": '{"command": "ls"}'}],
+        "usage_metadata": {"input_tokens": 12345, "output_tokens": 6, "total_tokens": 12351, "ratio": 1.5e-3},
+    },
+    {"role": "tool", "tool_call_id": "call_1", "content": "a.py\nb.py", "metadata": {"ok": True, "n": None}},
+]
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = "conversation.json") -> Path:
+    path = tmp_path / name
+    if isinstance(text, str):
+        path.write_text(text, encoding="utf-8")
+    else:
+        path.write_bytes(text)
+    return path
+
+
+class TestElementsAreTheWholeParse:
+    @pytest.mark.parametrize("chunk_bytes", CHUNK_SIZES)
+    def test_any_chunk_size_gives_what_one_parse_gives(self, tmp_path: Path, chunk_bytes: int) -> None:
+        text = json.dumps(MIXED, ensure_ascii=False, indent=1)
+        assert read_array(write(tmp_path, text), chunk_bytes) == json.loads(text)
+
+    @pytest.mark.parametrize("chunk_bytes", CHUNK_SIZES)
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "[]",
+            " \n[ \t]\r\n",
+            "[12345, -0.5e+10, 1E3, true, false, null, \"x\"]",
+            "[[1, [2, [3]]], {}, {\"a\": {\"b\": []}}]",
+            "[\"\\ud83d\\ude00\", \"\\u4e0a\"]",
+            "[1e5]",
+            "[{\"a\": 1, \"a\": 2}]",
+        ],
+    )
+    def test_scalars_nesting_escapes_and_whitespace(self, tmp_path: Path, text: str, chunk_bytes: int) -> None:
+        assert read_array(write(tmp_path, text), chunk_bytes) == json.loads(text)
+
+    def test_an_element_much_larger_than_a_chunk(self, tmp_path: Path) -> None:
+        big = [{"role": "user", "content": "压缩 words " * 50_000}, {"role": "assistant", "content": "ok"}]
+        assert read_array(write(tmp_path, json.dumps(big, ensure_ascii=False)), 1024) == big
+
+    def test_a_byte_order_mark_is_skipped(self, tmp_path: Path) -> None:
+        assert read_array(write(tmp_path, b"\xef\xbb\xbf[1, 2]"), 2) == [1, 2]
+
+    def test_repeated_keys_are_one_string(self, tmp_path: Path) -> None:
+        values = read_array(write(tmp_path, json.dumps(MIXED)), 16)
+        assert values is not None
+        roles = [next(key for key in value if key == "role") for value in values]
+        assert all(key is roles[0] for key in roles)
+
+    @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(
+        values=st.lists(
+            st.recursive(
+                st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+                lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                max_leaves=8,
+            ),
+            max_size=5,
+        ),
+        chunk_bytes=st.integers(min_value=1, max_value=40),
+    )
+    def test_any_array_round_trips(self, tmp_path: Path, values: list[Any], chunk_bytes: int) -> None:
+        text = json.dumps(values, ensure_ascii=False)
+        assert read_array(write(tmp_path, text), chunk_bytes) == json.loads(text)
+
+
+class TestOtherFilesAreLeftToTheWholeTextPath:
+    @pytest.mark.parametrize(
+        "text",
+        [
+            b"",
+            b"   \n",
+            b'{"messages": []}',
+            b"[1]\n[2]\n",  # JSONL whose lines are arrays
+            b"[1, 2",
+            b"[1, 2,]",
+            b"[1 2]",
+            b'["unterminated]',
+            b"[1]]",
+            b"\xef\xbb\xbf\xef\xbb\xbf[1]",
+            b'["\xe9"]',
+            b"[" * 5_000 + b"]" * 5_000,
+        ],
+    )
+    def test_anything_but_one_well_formed_array_gives_none(self, tmp_path: Path, text: bytes) -> None:
+        for chunk_bytes in (1, 7, 1024):
+            assert read_array(write(tmp_path, text), chunk_bytes) is None
+
+    def test_a_missing_file_or_a_directory_gives_none(self, tmp_path: Path) -> None:
+        assert read_array(tmp_path / "missing.json") is None
+        assert read_array(tmp_path) is None
+
+
+BROKEN_ARRAYS = [
+    '[{"role": "user", "content": "hi"},\n {"role": "user" "content": "x"}]',
+    '[{"role": "user", "content": "hi"},\n {"role": "user", "content": "cut',
+    '[{"role": "user", "content": "hi"},\n',
+    '[{"role": "user", "content": "hi"}]\n{"role": "user"}',
+    '[{"role": "user", "content": "hi"}]]',
+    '[{"role": "user", "content": "hi"},]',
+    '[{"role": "robot", "content": "hi"}]',
+    "[1, 2]",
+    "[]",
+    "[" * 300 + "]" * 300,
+]
+
+
+class TestLoadingIsUnchanged:
+    def test_a_file_loads_like_its_value(self, tmp_path: Path) -> None:
+        path = write(tmp_path, json.dumps(MIXED, ensure_ascii=False))
+        assert load_conversation(path) == load_conversation(copy.deepcopy(MIXED), name="conversation.json")
+
+    @pytest.mark.parametrize("text", BROKEN_ARRAYS)
+    def test_errors_name_the_same_place_as_for_the_text(self, tmp_path: Path, text: str) -> None:
+        path = write(tmp_path, text)
+        with pytest.raises(ConversationFormatError) as from_file:
+            load_conversation(path, name="chat.json")
+        with pytest.raises(ConversationFormatError) as from_text:
+            load_conversation(text, name="chat.json")
+        assert str(from_file.value) == str(from_text.value)
+
+    def test_a_callers_list_is_never_emptied(self) -> None:
+        given = copy.deepcopy(MIXED)
+        load_conversation(given)
+        assert given == MIXED
+
+    def test_a_parsed_file_is_marked_as_the_loaders_own(self, tmp_path: Path) -> None:
+        assert read_source(write(tmp_path, json.dumps(MIXED))).parsed
+        assert not read_source(copy.deepcopy(MIXED)).parsed
