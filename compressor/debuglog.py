@@ -54,8 +54,20 @@ def resolve_debug_dir(
     env: Mapping[str, str] | None = None,
 ) -> Path | None:
     """The explicit directory, else ``$OPENJIUWEN_CONTEXT_DEBUG_DIR``, placeholders expanded; None if neither."""
+    return resolve_dir(explicit, DEBUG_DIR_ENV, session_id=session_id, context_id=context_id, env=env)
+
+
+def resolve_dir(
+    explicit: str | os.PathLike[str] | None,
+    env_name: str,
+    *,
+    session_id: str,
+    context_id: str,
+    env: Mapping[str, str] | None = None,
+) -> Path | None:
+    """``explicit``, else the environment variable ``env_name``, placeholders expanded; None if neither."""
     env = os.environ if env is None else env
-    raw = os.fspath(explicit) if explicit else env.get(DEBUG_DIR_ENV, "")
+    raw = os.fspath(explicit) if explicit else env.get(env_name, "")
     if not raw:
         return None
     return Path(expand_placeholders(raw, session_id=session_id, context_id=context_id))

@@ -23,8 +23,8 @@ from .debuglog import (
     DEFAULT_PROCESSOR,
     DebugLog,
     contains_secret,
-    expand_placeholders,
     resolve_debug_dir,
+    resolve_dir,
     safe_name_part,
     span_built_fields,
 )
@@ -73,11 +73,7 @@ def resolve_dump_dir(
     env: Mapping[str, str] | None = None,
 ) -> Path | None:
     """The configured directory, else ``$OPENJIUWEN_COMPRESSION_DUMP_DIR``, placeholders expanded; else None."""
-    env = os.environ if env is None else env
-    raw = os.fspath(config_dir) if config_dir else env.get(DUMP_DIR_ENV, "")
-    if not raw:
-        return None
-    return Path(expand_placeholders(raw, session_id=session_id, context_id=context_id))
+    return resolve_dir(config_dir, DUMP_DIR_ENV, session_id=session_id, context_id=context_id, env=env)
 
 
 # -- building a record -----------------------------------------------------------------------------
