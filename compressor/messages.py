@@ -97,6 +97,11 @@ class ToolCall(BaseModel):
         """OpenAI nested form, as openJiuwen serialises and prices tool calls."""
         return {"id": self.id, "type": self.type, "function": {"name": self.name, "arguments": self.arguments}}
 
+    def serialised(self) -> dict[str, Any]:
+        """The OpenAI nested form plus any other non-null fields the call arrived with (a lossless round trip)."""
+        extra = {key: value for key, value in (self.model_extra or {}).items() if value is not None}
+        return {**extra, **self.openai()}
+
     def flat(self) -> dict[str, Any]:
         """openJiuwen's flat ToolCall model dump (what its string-length counter prices)."""
         extra = self.model_extra or {}
@@ -240,7 +245,7 @@ class Message(BaseModel):
             if value is not None:
                 out[key] = value
         if self.tool_calls:
-            out["tool_calls"] = [call.openai() for call in self.tool_calls]
+            out["tool_calls"] = [call.serialised() for call in self.tool_calls]
         out.update(self.model_extra or {})
         return out
 
