@@ -7,7 +7,7 @@ rows); tables only select, rename, order, filter and page, and never render anyt
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -342,3 +342,26 @@ def dump_span_frame(record: Any, counter: str = "cl100k_base") -> pd.DataFrame:
         last_user=[False] * (len(system) + len(context)),
         previews=[message_preview(m) for m in (*system, *context)],
     )
+
+
+def compactions_frame(events: Sequence[Any], outcome_text: Callable[[str], str] = str) -> pd.DataFrame:
+    """One row per compaction attempt of a replayed run (compressor.outcome CompactionEvent values)."""
+    rows = [
+        {
+            "message": event.index,
+            "outcome": outcome_text(event.outcome),
+            "span": " / ".join(str(count) for count in event.span),
+            "compress": event.compress_tokens,
+            "before": event.tokens_before,
+            "after": event.tokens_after,
+            "memory": event.memory_tokens,
+            "reinjection": event.reinjection_tokens,
+            "request": event.request_tokens,
+            "calls": event.calls,
+            "files": ", ".join(event.reinjected_files),
+        }
+        for event in events
+    ]
+    columns = ["message", "outcome", "span", "compress", "before", "after", "memory", "reinjection", "request",
+               "calls", "files"]
+    return pd.DataFrame(rows, columns=columns)

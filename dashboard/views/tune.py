@@ -3,15 +3,12 @@ recommended setting taken into the sidebar in one click. Every number comes from
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 import streamlit as st
 
 from compressor.errors import CompressorError
-from compressor.outcome import CompactionEvent
 from compressor.sweep import recommend
-from dashboard import charts, report, state
+from dashboard import charts, report, state, tables
 from dashboard.components import plain, table
 from dashboard.i18n import capacity_text, chart_labels, reason_text, recommendation_reasons, t
 from dashboard.settings import TRIGGER_MAX, TRIGGER_MIN, with_changes
@@ -46,25 +43,6 @@ def outcome_text(outcome: str) -> str:
     if reason == "no_benefit":
         return t("status.no_benefit")
     return f"{t('status.skipped')}: {reason_text(reason)}"
-
-
-def compaction_rows(events: tuple[CompactionEvent, ...]) -> list[dict[str, Any]]:
-    return [
-        {
-            "message": event.index,
-            "outcome": outcome_text(event.outcome),
-            "span": " / ".join(str(count) for count in event.span),
-            "compress": event.compress_tokens,
-            "before": event.tokens_before,
-            "after": event.tokens_after,
-            "memory": event.memory_tokens,
-            "reinjection": event.reinjection_tokens,
-            "request": event.request_tokens,
-            "calls": event.calls,
-            "files": ", ".join(event.reinjected_files),
-        }
-        for event in events
-    ]
 
 
 st.caption(plain(t("tune.subtitle", name=item.label, messages=len(conversation.messages))))
@@ -218,7 +196,7 @@ st.plotly_chart(
 )
 if simulation.events:
     table(
-        pd.DataFrame(compaction_rows(simulation.events)),
+        tables.compactions_frame(simulation.events, outcome_text),
         hide_index=True,
         column_config={
             "message": st.column_config.NumberColumn(t("tune.col.message")),

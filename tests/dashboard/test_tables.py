@@ -171,3 +171,17 @@ class TestDumpSpanFrame:
         assert counts.get("tail", 0) == record.tail_count
         assert (frame["segment"] == "system").sum() == record.system_messages_count
         assert tables.dump_conversation(record).messages == list(record.before)
+
+
+class TestCompactionsFrame:
+    def test_one_row_per_event_with_the_library_numbers(self) -> None:
+        from compressor import simulate
+        from tests.dashboard.conftest import demo_conversation
+
+        run = simulate(demo_conversation(), context_max=16_000, summary="ratio:0.1")
+        frame = tables.compactions_frame(run.events)
+        assert len(frame) == len(run.events) >= 1
+        first = run.events[0]
+        assert frame.loc[0, "message"] == first.index
+        assert frame.loc[0, "after"] == first.tokens_after
+        assert frame.loc[0, "outcome"] == first.outcome
