@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 from compressor.errors import ConversationFormatError
 from compressor.formats import FORMAT_NAMES, MAX_FILE_BYTES, load_conversation, load_conversations
 from compressor.messages import Conversation
+from tests.conftest import SHARED
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT.parent / "shared" / "samples" / "transcripts"
+SAMPLES = SHARED / "samples" / "transcripts"
 FIXTURES = ROOT / "tests" / "fixtures" / "formats"
 
 
