@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import streamlit as st
 
@@ -49,6 +49,13 @@ def table(frame: Any, *, column_config: Mapping[str, Any] | None = None, **optio
         if entry:
             config[column] = entry
     st.dataframe(frame, column_config=config, **options)
+
+
+def stop_when_empty(message_key: str) -> NoReturn:
+    """The empty state of a page with no conversation: say what to do next, link to Load, stop the page."""
+    st.info(t(message_key))
+    st.page_link("views/load.py", label=t("nav.load"), icon=":material/upload_file:")
+    st.stop()
 
 
 def show_message(message: Message, heading: str) -> None:

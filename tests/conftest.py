@@ -5,7 +5,9 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from collections.abc import Sequence
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,3 +66,17 @@ class FakeModel:
 @pytest.fixture
 def fake_model() -> type[FakeModel]:
     return FakeModel
+
+
+@pytest.fixture
+def shared_tmp() -> Iterator[Path]:
+    """A temp directory another (unprivileged) user can reach, unlike pytest's 0700 tmp_path."""
+    root = Path(tempfile.mkdtemp(prefix="compaction-lab-test-"))
+    root.chmod(0o755)
+    try:
+        yield root
+    finally:
+        for folder in [root, *root.rglob("*")]:
+            if folder.is_dir():
+                folder.chmod(0o755)
+        shutil.rmtree(root)

@@ -9,7 +9,7 @@ import json
 import streamlit as st
 
 from dashboard import components, roots, state
-from dashboard.components import flag_summary_secrets, plain
+from dashboard.components import flag_summary_secrets, plain, stop_when_empty
 from dashboard.i18n import explain, option_labels, t
 from dashboard.results import compaction_available, run_compaction, show_result
 
@@ -19,9 +19,7 @@ analysis = state.analysis_for(item, settings)
 
 st.title(t("compact.title"))
 if item is None or analysis is None:
-    st.info(t("compact.empty"))
-    st.page_link("views/load.py", label=t("nav.load"), icon=":material/upload_file:")
-    st.stop()
+    stop_when_empty("compact.empty")
 if not compaction_available():
     st.info(t("compact.unavailable"))
     st.stop()

@@ -9,7 +9,7 @@ from compressor.outcome import CompactionEvent, Step
 from compressor.simulate import Simulation
 from compressor.sweep import recommend, sweep
 from dashboard import charts, report, state
-from dashboard.components import plain
+from dashboard.components import plain, stop_when_empty
 from dashboard.i18n import capacity_text, chart_labels, reason_text, t
 from dashboard.sources import safe_file_name
 
@@ -18,9 +18,7 @@ item = state.current()
 
 st.title(t("demo.title"))
 if item is None:
-    st.info(t("demo.empty"))
-    st.page_link("views/load.py", label=t("nav.load"), icon=":material/upload_file:")
-    st.stop()
+    stop_when_empty("demo.empty")
 
 with st.spinner(t("tune.replaying")):
     simulation = state.replay(item, settings)

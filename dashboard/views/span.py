@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import charts, state, tables
-from dashboard.components import flag_message_secrets, plain, show_message, table
+from dashboard.components import flag_message_secrets, plain, show_message, stop_when_empty, table
 from dashboard.i18n import capacity_text, chart_labels, explain, segment_names, t
 
 settings = state.settings()
@@ -15,9 +15,7 @@ analysis = state.analysis_for(item, settings)
 
 st.title(t("span.title"))
 if item is None or analysis is None:
-    st.info(t("span.empty"))
-    st.page_link("views/load.py", label=t("nav.load"), icon=":material/upload_file:")
-    st.stop()
+    stop_when_empty("span.empty")
 
 conversation = analysis.conversation
 decision = analysis.decision

@@ -9,7 +9,7 @@ import streamlit as st
 from compressor.errors import CompressorError
 from compressor.sweep import recommend
 from dashboard import charts, report, state, tables
-from dashboard.components import plain, table
+from dashboard.components import plain, stop_when_empty, table
 from dashboard.i18n import capacity_text, chart_labels, reason_text, recommendation_reasons, t
 from dashboard.settings import TRIGGER_MAX, TRIGGER_MIN, with_changes
 from dashboard.sources import safe_file_name
@@ -19,9 +19,7 @@ item = state.current()
 
 st.title(t("tune.title"))
 if item is None:
-    st.info(t("tune.empty"))
-    st.page_link("views/load.py", label=t("nav.load"), icon=":material/upload_file:")
-    st.stop()
+    stop_when_empty("tune.empty")
 state.init_tune()
 conversation = item.conversation
 

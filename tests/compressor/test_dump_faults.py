@@ -4,16 +4,14 @@ file; concurrent compactions lose nothing; an index of a damaged or changing fol
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,7 @@ from compressor.config import CurrentRoundCompressorConfig
 from compressor.debuglog import read_debug_log
 from compressor.dumps import TEMP_PREFIX, DumpIndexCache, index_dumps, read_dump, write_dump
 from compressor.messages import Conversation, Message, ToolDef
+from tests.support.privileges import unprivileged
 
 REPO = Path(__file__).resolve().parents[2]
 SESSION = "shared-session"
@@ -86,33 +85,7 @@ def leftovers(folder: Path) -> list[str]:
     )
 
 
-@pytest.fixture
-def shared_tmp() -> Iterator[Path]:
-    """A temp directory another (unprivileged) user can reach, unlike pytest's 0700 tmp_path."""
-    root = Path(tempfile.mkdtemp(prefix="compaction-lab-faults-"))
-    root.chmod(0o755)
-    try:
-        yield root
-    finally:
-        for item in [root, *root.rglob("*")]:
-            if item.is_dir():
-                item.chmod(0o755)
-        shutil.rmtree(root)
 
-
-@contextlib.contextmanager
-def unprivileged() -> Iterator[None]:
-    """Permission bits do not stop root, so a root test process acts as user ``nobody`` for the block."""
-    if os.geteuid() != 0:
-        yield
-        return
-    os.setegid(65534)
-    os.seteuid(65534)
-    try:
-        yield
-    finally:
-        os.seteuid(0)
-        os.setegid(0)
 
 
 class TestReadOnlyDirectory:

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import shutil
-import tempfile
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +39,7 @@ from compressor.reinjection import build_reinjection
 from compressor.spans import Span
 from compressor.trigger import Decision
 from tests.conftest import SHARED
+from tests.support.privileges import unprivileged
 
 SAMPLES = SHARED / "samples" / "openjiuwen-dumps"
 SAMPLE_DIRS = ("compact000", "compact001", "compact015")
@@ -121,18 +118,6 @@ def our_record(
     )
 
 
-@pytest.fixture
-def shared_tmp() -> Iterator[Path]:
-    """A temp directory another (unprivileged) user can reach, unlike pytest's 0700 tmp_path."""
-    root = Path(tempfile.mkdtemp(prefix="compaction-lab-dumps-"))
-    root.chmod(0o755)
-    try:
-        yield root
-    finally:
-        for folder in [root, *root.rglob("*")]:
-            if folder.is_dir():
-                folder.chmod(0o755)
-        shutil.rmtree(root)
 
 
 class TestFileNames:
@@ -295,7 +280,7 @@ class TestWriting:
         target = shared_tmp / "readonly"
         target.mkdir()
         target.chmod(0o555)
-        with _unprivileged(), pytest.raises(OSError) as caught:
+        with unprivileged(), pytest.raises(OSError) as caught:
             write_dump(target, our_record())
         assert isinstance(caught.value, DumpWriteError) and str(target) in str(caught.value)
         assert list(target.iterdir()) == []
@@ -324,20 +309,6 @@ class TestWriting:
             write_dump(tmp_path, {"timestamp": 1.0, "bad": object()})
         assert list(tmp_path.iterdir()) == []
 
-
-@contextlib.contextmanager
-def _unprivileged() -> Iterator[None]:
-    """Permission bits do not stop root, so a root test process acts as user ``nobody`` for the block."""
-    if os.geteuid() != 0:
-        yield
-        return
-    os.setegid(65534)
-    os.seteuid(65534)
-    try:
-        yield
-    finally:
-        os.seteuid(0)
-        os.setegid(0)
 
 
 class TestReadingOpenJiuwensDumps:

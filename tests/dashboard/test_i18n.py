@@ -18,7 +18,7 @@ from dashboard import i18n
 from dashboard.i18n import EN, STRINGS, ZH, capacity_text, explain, translate
 
 DASHBOARD = Path(i18n.__file__).resolve().parent
-LITERAL_KEY = re.compile(r"""\bt\(\s*["']([a-z_.]+)["']""")
+LITERAL_KEY = re.compile(r"""\b(?:t|stop_when_empty)\(\s*["']([a-z_.]+)["']""")
 
 
 def fields(text: str) -> set[str]:

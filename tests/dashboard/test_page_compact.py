@@ -11,6 +11,7 @@ from compressor.backends import OfflineBackend
 from compressor.compaction_result import CompactionResult
 from compressor.compactor import CurrentRoundCompressor
 from compressor.config import CurrentRoundCompressorConfig
+from compressor.prompt import SNAPSHOT_SECTIONS
 from dashboard import state
 from tests.dashboard.conftest import demo_analysis, demo_conversation, no_exception, texts, unescaped
 from tests.support.openai_server import ScriptedServer
@@ -20,19 +21,7 @@ SNAPSHOT = (
     + "\n".join(
         f"### {n}. {title}\nnoted"
         for n, title in enumerate(
-            [
-                "Active Task",
-                "Constraints and Preferences",
-                "Completed Work in This Active Segment",
-                "Current Work and Active State",
-                "Immediate Resume Point",
-                "Pending Tasks and Next Useful Step",
-                "Key Facts, Decisions, Evidence, Fixes",
-                "Files, Code Areas, Artifacts",
-                "Blockers, Risks, Verification",
-                "Critical Context",
-                "Relevant Files Structure",
-            ],
+            SNAPSHOT_SECTIONS,
             start=1,
         )
     )

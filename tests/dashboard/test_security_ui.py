@@ -27,6 +27,7 @@ from streamlit.testing.v1 import AppTest
 
 from compressor.dumps import build_dump_record, write_dump
 from compressor.messages import Message
+from compressor.prompt import SNAPSHOT_SECTIONS
 from compressor.secrets import find_secrets
 from dashboard import roots, state
 from dashboard.i18n import EN, ZH
@@ -66,19 +67,7 @@ SECRET_CONVERSATION = {
 }
 SECRETS = (AWS_KEY, OPENAI_KEY, BEARER)
 
-SECTIONS = (
-    "Active Task",
-    "Constraints and Preferences",
-    "Completed Work in This Active Segment",
-    "Current Work and Active State",
-    "Immediate Resume Point",
-    "Pending Tasks and Next Useful Step",
-    "Key Facts, Decisions, Evidence, Fixes",
-    "Files, Code Areas, Artifacts",
-    "Blockers, Risks, Verification",
-    "Critical Context",
-    "Relevant Files Structure",
-)
+SECTIONS = SNAPSHOT_SECTIONS
 
 
 def snapshot(extra_fact: str = "nothing else") -> str:
