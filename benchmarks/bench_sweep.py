@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.timing import best_of
+from benchmarks.timing import best_of, ratio_result
 
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGES = 5_000
@@ -42,19 +42,14 @@ def run(repeat: int = 3) -> dict[str, Any]:
         if len(swept.outcomes) != len(RATIOS) * len(KEEPS):
             raise RuntimeError(f"the sweep returned {len(swept.outcomes)} settings")
 
-    baseline = best_of(first_analysis, repeat)
-    measured = best_of(first_sweep, repeat)
-    ratio = measured / baseline
-    return {
-        "baseline": f"one analyze() of the same {MESSAGES:,}-message run, first time, tokenising included",
-        "baseline_seconds": baseline,
-        "seconds": measured,
-        "ratio": ratio,
-        "goal": f"<= {GOAL:g}",
-        "met": ratio <= GOAL,
-        "settings": len(RATIOS) * len(KEEPS),
-        "summary": SUMMARY,
-    }
+    return ratio_result(
+        baseline=f"one analyze() of the same {MESSAGES:,}-message run, first time, tokenising included",
+        baseline_seconds=best_of(first_analysis, repeat),
+        seconds=best_of(first_sweep, repeat),
+        goal=GOAL,
+        settings=len(RATIOS) * len(KEEPS),
+        summary=SUMMARY,
+    )
 
 
 if __name__ == "__main__":

@@ -1104,6 +1104,26 @@ def chart_labels(language: str | None = None) -> dict[str, str]:
     return labels
 
 
+#: Trace names the report figures draw (in English, dashboard/report.py) → their string keys.
+TRACE_KEYS: dict[str, str] = {
+    "without compaction": "tune.trace.uncompacted",
+    "window the trigger read": "tune.trace.read",
+    "window sent to the model": "tune.trace.sent",
+    "threshold": "chart.threshold",
+    "context_max": "chart.context_max",
+    "compaction": "tune.trace.compaction",
+    "refused": "tune.trace.refused",
+    "settings": "tune.trace.settings",
+    "recommended": "tune.trace.recommended",
+}
+
+
+def trace_names(language: str | None = None) -> dict[str, str]:
+    """The report figures' trace names in one language."""
+    language = language or current_language()
+    return {name: translate(language, key) for name, key in TRACE_KEYS.items()}
+
+
 def capacity_text(capacity: Capacity, language: str | None = None) -> str:
     """Where ``context_max`` came from, in words."""
     language = language or current_language()

@@ -10,7 +10,7 @@ from compressor.simulate import Simulation
 from compressor.sweep import recommend, sweep
 from dashboard import charts, report, state
 from dashboard.components import plain, stop_when_empty
-from dashboard.i18n import capacity_text, chart_labels, reason_text, t
+from dashboard.i18n import capacity_text, chart_labels, reason_text, t, trace_names
 from dashboard.sources import safe_file_name
 
 settings = state.settings()
@@ -45,15 +45,7 @@ events = {event.index: event for event in simulation.events}
 labels = {**chart_labels(), "kept": t("demo.kept")}
 overview = charts.relabel(
     report.context_figure(simulation),
-    names={
-        "without compaction": t("tune.trace.uncompacted"),
-        "window the trigger read": t("tune.trace.read"),
-        "window sent to the model": t("tune.trace.sent"),
-        "threshold": t("chart.threshold"),
-        "context_max": t("chart.context_max"),
-        "compaction": t("tune.trace.compaction"),
-        "refused": t("tune.trace.refused"),
-    },
+    names=trace_names(),
     title=t("tune.chart.context"),
     xaxis_title=t("tune.chart.context_x"),
     yaxis_title=labels["tokens"],

@@ -11,6 +11,7 @@ from compressor.sweep import recommend
 from dashboard import charts, report, state, tables
 from dashboard.components import plain, stop_when_empty, table
 from dashboard.i18n import capacity_text, chart_labels, reason_text, recommendation_reasons, t
+from dashboard.i18n import trace_names as i18n_trace_names
 from dashboard.settings import TRIGGER_MAX, TRIGGER_MIN, with_changes
 from dashboard.sources import safe_file_name
 
@@ -171,17 +172,7 @@ if outcome.steps_over_capacity:
 if not simulation.model_configured:
     st.caption(t("tune.no_model"))
 
-trace_names = {
-    "without compaction": t("tune.trace.uncompacted"),
-    "window the trigger read": t("tune.trace.read"),
-    "window sent to the model": t("tune.trace.sent"),
-    "threshold": t("chart.threshold"),
-    "context_max": t("chart.context_max"),
-    "compaction": t("tune.trace.compaction"),
-    "refused": t("tune.trace.refused"),
-    "settings": t("tune.trace.settings"),
-    "recommended": t("tune.trace.recommended"),
-}
+trace_names = i18n_trace_names()
 st.plotly_chart(
     charts.relabel(
         report.context_figure(simulation),

@@ -42,7 +42,7 @@ def dynamic_keys() -> set[str]:
     keys |= {f"reason.{kind.value}" for kind in ErrorKind} | {"reason.empty_summary"}
     keys |= {f"counter.{name}" for name in COUNTER_NAMES}
     keys |= {f"segment.{name}" for name in i18n.SEGMENT_KEYS} | {f"chart.{name}" for name in i18n.CHART_KEYS}
-    keys |= {f"col.{name}" for name in i18n.COLUMN_KEYS}
+    keys |= {f"col.{name}" for name in i18n.COLUMN_KEYS} | set(i18n.TRACE_KEYS.values())
     keys |= {"capacity.explicit", "capacity.model", "capacity.default", "capacity.default_unknown"}
     keys |= {
         "sidebar.capacity.number",
