@@ -39,13 +39,38 @@ def message_format(items: Iterable[Any], obj: dict[str, Any] | None = None) -> s
 def convert_messages(located: Iterable[tuple[Loc, Any]], *, anthropic_blocks: bool) -> list[Message]:
     """Messages in order; Anthropic content blocks are unfolded when the list uses them."""
     out: list[Message] = []
+    legacy = _LegacyFunctions()
     for loc, item in located:
         data = expect_dict(item, loc, "a message")
         if anthropic_blocks:
             out.extend(anthropic.convert_message(data, loc))
         else:
-            out.append(build_message(data, loc))
+            out.append(build_message(legacy.modernise(data, len(out)), loc))
     return out
+
+
+class _LegacyFunctions:
+    """OpenAI's retired function calling (assistant ``function_call``, role ``function``) as tool calls.
+
+    Those messages carry no call id, so each call gets ``legacy_call_<position>`` and a function result
+    answers the oldest unanswered call of the same name.
+    """
+
+    def __init__(self) -> None:
+        self.pending: dict[str, list[str]] = {}
+
+    def modernise(self, data: dict[str, Any], position: int) -> dict[str, Any]:
+        call = data.get("function_call")
+        if data.get("role") == "assistant" and isinstance(call, dict) and not data.get("tool_calls"):
+            call_id = f"legacy_call_{position}"
+            self.pending.setdefault(str(call.get("name")), []).append(call_id)
+            rest = {key: value for key, value in data.items() if key != "function_call"}
+            return {**rest, "tool_calls": [{"id": call_id, "type": "function", "function": call}]}
+        if data.get("role") == "function":
+            waiting = self.pending.get(str(data.get("name")))
+            call_id = waiting.pop(0) if waiting else f"legacy_call_{data.get('name')}"
+            return {**data, "role": "tool", "tool_call_id": call_id}
+        return data
 
 
 def from_list(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -608,3 +608,29 @@ class TestRobustness:
                 assert "\n" not in str(error)
             else:
                 assert conversations and all(isinstance(c, Conversation) for c in conversations)
+
+
+class TestLegacyFunctionCalling:
+    """OpenAI's retired ``function_call`` / role ``function`` messages load as tool calls and results."""
+
+    MESSAGES: ClassVar[list[dict[str, object]]] = [
+        {"role": "user", "content": "weather in Paris and Rome?"},
+        {"role": "assistant", "content": None, "function_call": {"name": "weather", "arguments": '{"city": "Paris"}'}},
+        {"role": "assistant", "content": None, "function_call": {"name": "weather", "arguments": '{"city": "Rome"}'}},
+        {"role": "function", "name": "weather", "content": "Paris: 12C"},
+        {"role": "function", "name": "weather", "content": "Rome: 18C"},
+        {"role": "assistant", "content": "Paris 12C, Rome 18C."},
+    ]
+
+    def test_calls_get_ids_and_results_answer_them_in_order(self) -> None:
+        conversation = load_conversation(self.MESSAGES)
+        calls = [m.call_ids for m in conversation.messages if m.role == "assistant" and m.tool_calls]
+        results = [m.tool_call_id for m in conversation.messages if m.role == "tool"]
+        assert calls == [("legacy_call_1",), ("legacy_call_2",)]
+        assert results == ["legacy_call_1", "legacy_call_2"]
+        assert conversation.messages[1].tool_calls[0].parsed_arguments() == {"city": "Paris"}  # type: ignore[index]
+
+    def test_the_same_in_jsonl(self) -> None:
+        text = "\n".join(json.dumps(m) for m in self.MESSAGES)
+        conversation = load_conversation(text, name="legacy.jsonl")
+        assert [m.role for m in conversation.messages] == ["user", "assistant", "assistant", "tool", "tool", "assistant"]
