@@ -9,7 +9,7 @@ import streamlit as st
 
 from compressor.errors import CompressorError
 from dashboard import charts, roots, state, tables
-from dashboard.components import folder_browser, message_picker, plain, table
+from dashboard.components import flag_summary_secrets, folder_browser, message_picker, plain, table
 from dashboard.i18n import chart_labels, option_labels, segment_names, t
 from dashboard.results import compaction_available, run_compaction, show_result
 from dashboard.settings import with_changes
@@ -203,6 +203,7 @@ with tabs[3]:
 with tabs[4]:
     from compressor.prompt import section_checklist
 
+    flag_summary_secrets(record.extracted_summary)
     checklist = section_checklist(record.extracted_summary)
     st.caption(t("result.sections", present=sum(1 for _, ok in checklist if ok), total=len(checklist)))
     table(tables.checklist_table(checklist), hide_index=True)

@@ -75,6 +75,18 @@ class TestFolder:
         debug = [frame.value for frame in at.dataframe if "event" in frame.value.columns]
         assert debug and "compression_retry" in set(debug[0]["event"])
 
+    def test_a_secret_in_a_dumps_summary_is_flagged_masked(self, dump_root: Path) -> None:
+        token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+        dump = next((dump_root / "openjiuwen-dumps" / "compact015").glob("*.json"))
+        record = json.loads(dump.read_text())
+        record["compression_response"]["extracted_summary"] += f"\nThe push used {token}."
+        dump.write_text(json.dumps(record))
+        at = open_dumps()
+        warnings = " ".join(w.value for w in at.warning)
+        assert "GitHub token" in warnings or "GitHub token" in texts(at)
+        shown = texts(at).replace(record["compression_response"]["extracted_summary"], "")
+        assert token not in shown and token not in warnings
+
     def test_rerun_with_the_recorded_reply_and_the_dumps_capacity(self, dump_root: Path) -> None:
         at = open_dumps()
         at.button(key=state.page_widget("dumps", "use_cmax")).click().run()
