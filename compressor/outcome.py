@@ -111,7 +111,12 @@ class Step:
 
 @dataclass(frozen=True)
 class CompactionEvent:
-    """One compaction attempt: the span it took, what it cost and what it left (refused ones included)."""
+    """One compaction attempt: the span it took, what it cost and what it left (refused ones included).
+
+    ``prefix_tokens`` and ``tail_tokens`` are ``count(prefix)`` and ``count(tail)`` of the messages the span keeps
+    before and after the memory block, each counted as its own list (SPEC §5: 0 when empty, else Σ + 3), as
+    ``CompactionResult`` reports them; a refused attempt reports the span it would have kept.
+    """
 
     index: int
     outcome: str  # "compacted" or "skipped:<reason>"
@@ -126,6 +131,8 @@ class CompactionEvent:
     calls: int
     tokens_before: int  # count(context) before, as the benefit check reads it
     tokens_after: int
+    prefix_tokens: int
+    tail_tokens: int
 
     @property
     def saved_tokens(self) -> int:
@@ -139,8 +146,10 @@ class CompactionEvent:
             "span": {"prefix": self.span[0], "compress": self.span[1], "tail": self.span[2]},
             "compress_tokens": self.compress_tokens,
             "summary_tokens": self.summary_tokens,
+            "prefix_tokens": self.prefix_tokens,
             "memory_tokens": self.memory_tokens,
             "reinjection_tokens": self.reinjection_tokens,
+            "tail_tokens": self.tail_tokens,
             "reinjected_files": list(self.reinjected_files),
             "request_tokens": self.request_tokens,
             "calls": self.calls,

@@ -298,13 +298,14 @@ class Player:
         before = cumulative[size] + LIST_OVERHEAD
         request = index.system_tokens + cumulative[split] + index.prompt_tokens + LIST_OVERHEAD + index.tools_tokens
         span = (start, split - start, size - split)
+        prefix_tokens, tail_tokens = self._list_tokens(0, start), self._list_tokens(split, size)
         if self.model.kind == "fixed":
             memory = index.sized_memory(self.model.tokens)
         elif self.model.kind == "ratio":
             wanted = int(self.model.ratio * compress)
             if wanted <= 0:  # the compactor treats an empty summary as a failed compaction
                 return CompactionEvent(i, "skipped:empty_summary", total, span, compress, 0, 0, 0, (), request, 1,
-                                       before, before)
+                                       before, before, prefix_tokens=prefix_tokens, tail_tokens=tail_tokens)
             memory = index.sized_memory(wanted)
         else:
             memory = index.offline_summary(entries[:split])
@@ -317,7 +318,8 @@ class Player:
         if outcome == "compacted":
             self._replace(start, split, [memory] if added is None else [memory, added])
         return CompactionEvent(i, outcome, total, span, compress, index.summary_tokens[memory], memory_tokens,
-                               added_tokens, files, request, 1, before, after)
+                               added_tokens, files, request, 1, before, after,
+                               prefix_tokens=prefix_tokens, tail_tokens=tail_tokens)
 
     def _compact_live(self, i: int, total: int, start: int, split: int, compress: int) -> CompactionEvent:
         assert self.live is not None
@@ -326,10 +328,11 @@ class Player:
         before = self.cumulative[size] + LIST_OVERHEAD
         status, reason, span, added_messages, request, calls, summary = self.live([index.message(e) for e in entries])
         summary_tokens = index.counter.tok(summary) if summary else 0
+        prefix, _, tail = span
+        prefix_tokens, tail_tokens = self._list_tokens(0, prefix), self._list_tokens(size - tail, size)
         if status != "compacted":
             return CompactionEvent(i, f"skipped:{reason}", total, span, compress, summary_tokens, 0, 0, (), request,
-                                   calls, before, before)
-        prefix, _, tail = span
+                                   calls, before, before, prefix_tokens=prefix_tokens, tail_tokens=tail_tokens)
         if prefix != start:
             raise RuntimeError(f"live compaction kept a prefix of {prefix} messages where {start} were expected")
         added = [index.added_message(m) for m in added_messages]
@@ -343,7 +346,14 @@ class Player:
         return CompactionEvent(
             i, "compacted", total, span, compress, summary_tokens, index.tokens[added[0]] if added else 0,
             sum(index.tokens[e] for e in added[1:]), files, request, calls, before, self.cumulative[-1] + LIST_OVERHEAD,
+            prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
         )
+
+    def _list_tokens(self, start: int, end: int) -> int:
+        """count() of the held context's positions [start, end), from the prefix sums (SPEC §5: 0 when empty)."""
+        if end <= start:
+            return 0
+        return self.cumulative[end] - self.cumulative[start] + LIST_OVERHEAD
 
     def _replace(self, start: int, split: int, added: list[int]) -> None:
         """context = context[:start] + added + context[split:]; everything up to here becomes the frozen part."""

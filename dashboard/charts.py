@@ -31,7 +31,6 @@ COLORS: dict[str, str] = {
     "context_max": "#333333",
     "before": "#F58518",
     "after": "#4C78A8",
-    "kept": "#9DB4CF",
 }
 DEFAULT_NAMES: dict[str, str] = {
     "system": "system",
@@ -59,7 +58,6 @@ DEFAULT_NAMES: dict[str, str] = {
     "tokens_before": "tokens before",
     "tokens_after": "tokens after",
     "time": "time",
-    "kept": "kept messages",
 }
 #: More messages than this are drawn as groups of consecutive messages of one segment.
 MAX_BARS = 400
@@ -457,10 +455,21 @@ def mark_step(fig: go.Figure, x: int, label: str) -> go.Figure:
 
 
 def compaction_parts(event: CompactionEvent) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-    """A replayed compaction as ``before_after`` parts: kept messages · compressed span → kept messages ·
-    memory block · reinjection. ``tokens_before`` and ``compress_tokens`` are both counts of a list (each
-    with the one +3 of SPEC §5), so their difference is the kept messages' own tokens."""
-    kept = event.tokens_before - event.compress_tokens
-    before = [("kept", kept), ("compressed", event.compress_tokens)]
-    after = [("kept", kept), ("memory", event.memory_tokens), ("reinjection", event.reinjection_tokens)]
+    """A replayed compaction as ``before_after`` parts: preserved prefix · compressed span · protected tail →
+    preserved prefix · memory block · reinjection · protected tail, each part as the event counted it.
+
+    The zero memory and reinjection parts before the tail set the trace order, so the tail ends both bars."""
+    before = [
+        ("prefix", event.prefix_tokens),
+        ("compressed", event.compress_tokens),
+        ("memory", 0),
+        ("reinjection", 0),
+        ("tail", event.tail_tokens),
+    ]
+    after = [
+        ("prefix", event.prefix_tokens),
+        ("memory", event.memory_tokens),
+        ("reinjection", event.reinjection_tokens),
+        ("tail", event.tail_tokens),
+    ]
     return before, after

@@ -504,7 +504,6 @@ EN: dict[str, str] = {
     "demo.caption.refused": "The compaction was refused: {reason}.",
     "demo.no_benefit": "the result would not be smaller than the original",
     "demo.over": "Over capacity: this call sends {tokens:,} tokens to a model that holds {capacity:,}.",
-    "demo.kept": "kept messages",
     "demo.now": "now",
     "demo.export": "Take it away",
     "demo.export_help": (
@@ -974,7 +973,6 @@ ZH: dict[str, str] = {
     "demo.caption.refused": "压缩被拒绝：{reason}。",
     "demo.no_benefit": "压缩结果不比原来更小",
     "demo.over": "超出容量：这次调用向只能容纳 {capacity:,} token 的模型发送了 {tokens:,} 个 token。",
-    "demo.kept": "保留的消息",
     "demo.now": "当前",
     "demo.export": "带走报告",
     "demo.export_help": "一个 HTML 文件，包含运行过程、各次压缩、参数扫描和推荐设置；无需服务器或网络即可打开。",

@@ -62,7 +62,14 @@ def before_after_parts(result: Any) -> tuple[list[tuple[str, int]], list[tuple[s
     """The stacked bars' parts: prefix · compressed span → prefix · memory block · reinjection · tail."""
     prefix_count, compress_count, _ = result.span_counts
     compressed = result.analysis.profile.count_range(prefix_count, prefix_count + compress_count)
-    before = [("prefix", result.prefix_tokens), ("compressed", compressed), ("tail", result.tail_tokens)]
+    # Zero-sized memory and reinjection parts keep the trace order the same in both bars: tail drawn last.
+    before = [
+        ("prefix", result.prefix_tokens),
+        ("compressed", compressed),
+        ("memory", 0),
+        ("reinjection", 0),
+        ("tail", result.tail_tokens),
+    ]
     after = [
         ("prefix", result.prefix_tokens),
         ("memory", result.memory_tokens),

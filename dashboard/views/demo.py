@@ -42,7 +42,7 @@ if outcome.compactions == 0:
     st.info(t("demo.no_compaction", threshold=outcome.threshold, peak=outcome.peak_tokens))
 
 events = {event.index: event for event in simulation.events}
-labels = {**chart_labels(), "kept": t("demo.kept")}
+labels = chart_labels()
 overview = charts.relabel(
     report.context_figure(simulation),
     names=trace_names(),

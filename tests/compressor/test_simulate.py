@@ -7,6 +7,7 @@ fast engine must agree with it number for number.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import random
@@ -21,6 +22,7 @@ from benchmarks.generate import conversation_dicts
 from compressor.analysis import analyze
 from compressor.backends.offline import build_reply
 from compressor.cli import main
+from compressor.compactor import CurrentRoundCompressor
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.errors import ConfigError
 from compressor.formats import load_conversations
@@ -60,12 +62,24 @@ class RefStep:
     request_tokens: int
     memory_tokens: int
     reinjection_tokens: int
+    prefix_tokens: int = 0  # count(prefix) and count(tail) of a compaction attempt's span, 0 without one
+    tail_tokens: int = 0
 
 
 def reference(
-    conversation: Conversation, config: CurrentRoundCompressorConfig, context_max: int, counter_name: str, summary: str
+    conversation: Conversation,
+    config: CurrentRoundCompressorConfig,
+    context_max: int,
+    counter_name: str,
+    summary: str | FakeModel,
 ) -> list[RefStep]:
+    """``summary`` is a simulated model (``fixed:N``, ``ratio:X``, ``offline``) or a backend that the reference
+    calls through ``CurrentRoundCompressor.compact(force=True)`` on the context it holds."""
     counter = get_counter(counter_name)
+    compressor = (
+        None if isinstance(summary, str)
+        else CurrentRoundCompressor(config, summary, context_max=context_max, counter=counter)
+    )
     system, tools = conversation.system, conversation.tools
     prompt = Message(role="user", content=build_prompt(None))
     context: list[Message] = []
@@ -86,8 +100,26 @@ def reference(
         compress = counter.count(context[span.compress[0] : span.compress[1]]) if span.has_compressible else None
         decision = decide(total, context_max, config.trigger_context_ratio, config.min_target_context_ratio, compress)
         sent, event, request_tokens, memory_tokens, reinjection_tokens = total, "none", 0, 0, 0
-        if decision.hit:
+        prefix_tokens = tail_tokens = 0
+        if decision.hit and compressor is not None:
+            result = asyncio.run(compressor.compact(conversation.with_messages(context), force=True))
+            request_tokens = sum(attempt.request_tokens for attempt in result.attempts)
+            kept_before, _, kept_after = result.span_counts
+            if result.status == "compacted":
+                # the compactor's own counts of what it kept
+                prefix_tokens, tail_tokens = result.prefix_tokens, result.tail_tokens
+                memory_tokens = counter.message_tokens(result.messages[kept_before])
+                reinjection_tokens = counter.message_tokens(result.reinjection.message) if result.reinjection else 0
+                context, compacted, event = list(result.messages), True, "compacted"
+                sent = counter.count([*system, *context]) + counter.count_tools(tools)
+            else:
+                prefix_tokens = counter.count(context[:kept_before])
+                tail_tokens = counter.count(context[len(context) - kept_after :])
+                event = f"skipped:{result.reason}"
+        elif decision.hit:
             assert compress is not None
+            prefix, tail = context[: span.prefix[1]], context[span.tail[0] :]
+            prefix_tokens, tail_tokens = counter.count(prefix), counter.count(tail)
             request = [*system, *context[: span.compress[1]], prompt]
             request_tokens = counter.count(request) + counter.count_tools(tools)
             kind, _, value = summary.partition(":")
@@ -100,7 +132,6 @@ def reference(
             if not text:
                 event = "skipped:empty_summary"
             else:
-                prefix, tail = context[: span.prefix[1]], context[span.tail[0] :]
                 memory = memory_message(text)
                 reinjection = build_reinjection(context, [*prefix, *tail])
                 added = [memory] if reinjection is None else [memory, reinjection.message]
@@ -113,14 +144,18 @@ def reference(
                 else:
                     event = "skipped:no_benefit"
         steps.append(RefStep(i, total, sent, decision.reason, event, decision.target_tokens, request_tokens,
-                             memory_tokens, reinjection_tokens))
+                             memory_tokens, reinjection_tokens, prefix_tokens, tail_tokens))
     return steps
 
 
 def engine_steps(simulation: Any) -> list[RefStep]:
+    events = {event.index: event for event in simulation.events}
+    assert len(events) == len(simulation.events)
     return [
         RefStep(s.index, s.context_tokens, s.sent_tokens, s.reason, s.event, s.compress_tokens,
-                s.compaction_request_tokens, s.memory_tokens, s.reinjection_tokens)
+                s.compaction_request_tokens, s.memory_tokens, s.reinjection_tokens,
+                events[s.index].prefix_tokens if s.index in events else 0,
+                events[s.index].tail_tokens if s.index in events else 0)
         for s in simulation.steps
     ]
 
@@ -249,6 +284,13 @@ class TestHandCheckedRun:
         assert run.compaction_input_tokens == sum(e.request_tokens for e in run.events)
         assert [e.memory_tokens for e in run.events] == [301, 301, 301, 301]
 
+    def test_what_each_compaction_keeps(self, run: Any) -> None:
+        # step 4 keeps user 0 (100 + 3); later steps keep [0, memory, 4, 5] = 100 + 301 + 300 + 100 + 3;
+        # keep 0 leaves no tail
+        assert [(e.prefix_tokens, e.tail_tokens) for e in run.events] == [(103, 0), (804, 0), (804, 0), (804, 0)]
+        written = run.to_dict()["compaction_events"][0]
+        assert (written["prefix_tokens"], written["tail_tokens"]) == (103, 0)
+
     def test_usage_anchors_the_total_until_a_compaction_makes_it_stale(self) -> None:
         # threshold 1100: message 3 reports 1500, so the trigger fires at 4 (counted, [0..3] is only 1003);
         # keep 1 keeps message 3 — its usage is stale after the compaction, so step 5 counts 1004 < 1100.
@@ -263,6 +305,9 @@ class TestHandCheckedRun:
             (6, 100 + 301 + 300 + 300 + 100 + 3, "counted", "none"),
         ]
         assert run.first_trigger_index == 4
+        # [0] | [1, 2] | [3]: the tail is message 3 counted alone
+        first = run.events[0]
+        assert (first.prefix_tokens, first.compress_tokens, first.tail_tokens) == (103, 603, 303)
 
 
 # -- against the reference -------------------------------------------------------------------------
@@ -305,6 +350,7 @@ class TestAgainstTheReference:
         ]
         assert sum(e.outcome == "compacted" for e in events) > 20
         assert any(e.reinjected_files for e in events)
+        assert any(e.prefix_tokens for e in events) and any(e.tail_tokens for e in events)
 
     @pytest.mark.parametrize("seed", [4, 5])
     def test_offline_summaries(self, seed: int) -> None:
@@ -527,6 +573,34 @@ class TestLiveBackend:
         first = model.requests[0]
         assert get_counter().count(first) + get_counter().count_tools(conversation.tools) == run.events[0].request_tokens
 
+    @pytest.mark.parametrize(
+        ("conversation", "counter", "context_max"),
+        [(generated(120, 8), "cl100k_base", 12_000), (messy(3), "string_length", 6_000),
+         (messy(5), "string_length", 6_000)],
+        ids=["generated", "messy-3", "messy-5"],
+    )
+    def test_each_step_equals_the_reference_calling_the_same_model(
+        self, conversation: Conversation, counter: str, context_max: int
+    ) -> None:
+        config = settings(0.5, 2, 0.0)
+        reply = "<state_snapshot>short summary of the round</state_snapshot>"
+        expected = reference(conversation, config, context_max, counter, FakeModel([reply] * 200))
+        got = simulate(conversation, config, context_max=context_max, counter=counter,
+                       summary=FakeModel([reply] * 200))
+        assert engine_steps(got) == expected
+        compacted = [e for e in got.events if e.outcome == "compacted"]
+        assert compacted and any(e.tail_tokens for e in compacted)
+
+    def test_a_refused_live_compaction_reports_the_span_it_would_have_kept(self) -> None:
+        # a summary longer than the span until the span outgrows it: the compactor discards those (no benefit)
+        config = settings(0.5, 2, 0.0)
+        reply = "<state_snapshot>" + "a long summary " * 4_000 + "</state_snapshot>"
+        expected = reference(generated(120, 8), config, 12_000, "cl100k_base", FakeModel([reply] * 200))
+        got = simulate(generated(120, 8), config, context_max=12_000, summary=FakeModel([reply] * 200))
+        assert engine_steps(got) == expected
+        refused = [e for e in got.events if e.outcome == "skipped:no_benefit"]
+        assert refused and all(e.prefix_tokens and e.tail_tokens for e in refused)
+
     def test_a_failing_model_leaves_the_context_unchanged(self) -> None:
         from compressor.errors import BackendError, ErrorKind
 
@@ -535,6 +609,8 @@ class TestLiveBackend:
         run = simulate(conversation, settings(0.5, 2, 0.0), context_max=12_000, summary=model)
         assert run.compactions == 0
         assert run.events and all(e.outcome == "skipped:authentication" for e in run.events)
+        failing = FakeModel([BackendError("401 unauthorized", kind=ErrorKind.AUTHENTICATION, status_code=401)] * 200)
+        assert engine_steps(run) == reference(conversation, settings(0.5, 2, 0.0), 12_000, "cl100k_base", failing)
 
     def test_the_estimate_describes_itself(self) -> None:
         estimate = estimate_live_cost(generated(120, 8), settings(0.5, 2, 0.0), context_max=12_000)

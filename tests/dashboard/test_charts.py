@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from compressor.analysis import analyze
 from compressor.dumps import index_dumps
 from compressor.messages import Conversation, Message
+from compressor.outcome import CompactionEvent
 from dashboard import charts, tables
 from tests.dashboard.conftest import OPENJIUWEN_DUMPS, demo_analysis
 
@@ -163,6 +164,33 @@ class TestBeforeAfter:
         assert list(bars["memory"].x) == [0, 1_700]
         assert list(bars["reinjection"].x) == [0, 1_900]
         assert fig.layout.barmode == "stack"
+
+
+def event(prefix: int, compress: int, tail: int, memory: int, reinjection: int) -> CompactionEvent:
+    """A compacted replay event with the given part sizes (before and after as the benefit check reads them)."""
+    before = prefix + compress + tail - 6
+    after = prefix + memory + reinjection + tail - 6
+    return CompactionEvent(7, "compacted", before, (2, 9, 3), compress, memory - 200, memory, reinjection, (),
+                           before + 1_500, 1, before, after, prefix_tokens=prefix, tail_tokens=tail)
+
+
+class TestCompactionParts:
+    def test_prefix_and_tail_are_kept_on_both_sides(self) -> None:
+        before, after = charts.compaction_parts(event(68, 13_000, 2_500, 1_700, 900))
+        assert before == [("prefix", 68), ("compressed", 13_000), ("memory", 0), ("reinjection", 0), ("tail", 2_500)]
+        assert after == [("prefix", 68), ("memory", 1_700), ("reinjection", 900), ("tail", 2_500)]
+
+    def test_the_bars_end_with_the_protected_tail(self) -> None:
+        fig = charts.before_after(*charts.compaction_parts(event(68, 13_000, 2_500, 1_700, 900)))
+        bars = traces(fig)
+        assert list(bars) == ["prefix", "compressed", "memory", "reinjection", "tail"]
+        assert list(bars["prefix"].x) == [68, 68]
+        assert list(bars["tail"].x) == [2_500, 2_500]
+        assert list(bars["compressed"].x) == [13_000, 0]
+        assert list(bars["memory"].x) == [0, 1_700]
+        assert (bars["prefix"].name, bars["tail"].name) == ("preserved prefix", "protected tail")
+        assert bars["prefix"].marker.color == charts.COLORS["prefix"]
+        assert bars["tail"].marker.color == charts.COLORS["tail"]
 
 
 class TestDumpCharts:

@@ -23,8 +23,8 @@ def demo(app: AppTest) -> AppTest:
     return app.switch_page(PAGE).run()
 
 
-def replayed(trigger: float = 0.8) -> Simulation:
-    config = CurrentRoundCompressorConfig(trigger_context_ratio=trigger)
+def replayed(trigger: float = 0.8, keep: int = 0) -> Simulation:
+    config = CurrentRoundCompressorConfig(trigger_context_ratio=trigger, keep_recent_messages=keep)
     return simulate(demo_conversation(), config, context_max=16_000, summary="ratio:0.1")
 
 
@@ -47,6 +47,13 @@ def charts(at: AppTest) -> list[dict[str, Any]]:
 
 def play_button(at: AppTest) -> str:
     return str(at.button(key=state.page_widget("demo", "play")).label)
+
+
+def before_after_bars(at: AppTest) -> list[dict[str, Any]]:
+    """The stacked before/after chart's traces, in drawing order."""
+    bars = next(chart for chart in charts(at) if chart["layout"].get("barmode") == "stack")
+    traces: list[dict[str, Any]] = bars["data"]
+    return traces
 
 
 def compaction_step(simulation: Simulation) -> int:
@@ -124,12 +131,34 @@ class TestStepSlider:
             f"{event.memory_tokens:,} tokens: the window drops from {step.context_tokens:,} to "
             f"{step.sent_tokens:,} tokens.",
         )
-        bars = next(chart for chart in charts(demo) if chart["layout"].get("barmode") == "stack")
-        parts = {trace["meta"]: trace["x"] for trace in bars["data"]}
+        traces = before_after_bars(demo)
+        parts = {trace["meta"]: trace["x"] for trace in traces}
         assert parts["compressed"] == [event.compress_tokens, 0]
         assert parts["memory"] == [0, event.memory_tokens]
-        assert parts["kept"][0] == parts["kept"][1] == event.tokens_before - event.compress_tokens
-        assert {trace["name"] for trace in bars["data"]} >= {"kept messages", "memory block"}
+        # the kept messages as the two segments they are: the preserved prefix and the protected tail
+        assert event.prefix_tokens > 0
+        assert parts["prefix"] == [event.prefix_tokens, event.prefix_tokens]
+        assert parts["tail"] == [event.tail_tokens, event.tail_tokens]
+        assert "kept" not in parts
+        names = {trace["meta"]: trace["name"] for trace in traces}
+        assert names["prefix"] == "preserved prefix" and names["tail"] == "protected tail"
+        assert names["memory"] == "memory block"
+
+    def test_a_protected_tail_is_its_own_part_at_the_end_of_both_bars(self, demo: AppTest) -> None:
+        demo.number_input(key=state.W_KEEP).set_value(2).run()
+        simulation = replayed(keep=2)
+        (event,) = simulation.events
+        assert event.span[2] > 0 and event.tail_tokens > 0
+        demo.slider(key=state.W_DEMO_STEP).set_value(compaction_step(simulation)).run()
+        no_exception(demo)
+        traces = before_after_bars(demo)
+        assert [trace["meta"] for trace in traces] == ["prefix", "compressed", "memory", "reinjection", "tail"]
+        parts = {trace["meta"]: trace["x"] for trace in traces}
+        assert parts["prefix"] == [event.prefix_tokens, event.prefix_tokens]
+        assert parts["tail"] == [event.tail_tokens, event.tail_tokens]
+        assert parts["compressed"] == [event.compress_tokens, 0]
+        assert parts["memory"] == [0, event.memory_tokens]
+        assert parts["reinjection"] == [0, event.reinjection_tokens]
 
     def test_after_the_compaction_the_caption_compares_with_the_uncompacted_run(self, demo: AppTest) -> None:
         demo.slider(key=state.W_TRIGGER).set_value(0.6).run()
@@ -195,6 +224,13 @@ class TestLanguage:
             "上下文达到 12,800 token（容量的 80%）时开始压缩。",
         )
         assert play_button(demo) == "播放"
+
+    def test_the_before_after_parts_use_the_segment_names(self, demo: AppTest) -> None:
+        demo.radio(key=state.W_LANG).set_value("zh").run()
+        demo.slider(key=state.W_DEMO_STEP).set_value(compaction_step(replayed())).run()
+        no_exception(demo)
+        names = {trace["meta"]: trace["name"] for trace in before_after_bars(demo)}
+        assert (names["prefix"], names["tail"]) == ("保留前缀", "保护尾部")
 
 
 class TestOtherConversations:

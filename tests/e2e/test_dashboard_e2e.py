@@ -295,7 +295,8 @@ class TestDemo:
         )
         expect(app.get_by_text(replaced, exact=True)).to_be_visible()
         bars = app.locator('[data-testid="stPlotlyChart"]').filter(has_text="memory block")
-        expect(bars).to_contain_text("kept messages")  # the before/after stacked bars
+        expect(bars).to_contain_text("preserved prefix")  # the before/after stacked bars
+        expect(bars).to_contain_text("protected tail")
         screenshot(app, "demo")
 
 
