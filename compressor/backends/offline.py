@@ -13,55 +13,15 @@ from dataclasses import dataclass, field
 from ..messages import Message, ToolCall, ToolDef
 from ..prompt import SNAPSHOT_SECTIONS
 from .base import ModelReply
+from .redaction import ascii_lowered, defused, redact
 
-__all__ = ["LABEL", "SNAPSHOT_SECTIONS", "OfflineBackend", "build_reply", "redact"]
+__all__ = ["LABEL", "SNAPSHOT_SECTIONS", "OfflineBackend", "build_reply"]
 
 LABEL = "offline (extractive)"
 #: Items listed per section at most, and characters kept per item line.
 MAX_ITEMS = 12
 LINE_CHARS = 200
 TASK_CHARS = 1200
-REDACTED = "[redacted]"
-
-# -- secrets ---------------------------------------------------------------------------------------
-
-_SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S),
-        REDACTED,
-    ),
-    (re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@", re.I), rf"\1{REDACTED}@"),
-    (re.compile(r"(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}", re.I), rf"\1{REDACTED}"),
-    (
-        re.compile(
-            r"""(\b(?:password|passwd|pwd|secret|client[_-]?secret|token|access[_-]?token|api[_-]?key|"""
-            r"""access[_-]?key|secret[_-]?key)["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s,;&"'}]+)""",
-            re.I,
-        ),
-        rf"\1{REDACTED}",
-    ),
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), REDACTED),
-    (re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"), REDACTED),
-    (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), REDACTED),
-    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), REDACTED),
-    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), REDACTED),
-)
-
-
-def redact(text: str) -> str:
-    """``text`` with API keys, bearer tokens, passwords and private keys replaced by "[redacted]"."""
-    for pattern, replacement in _SECRET_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-_BLOCK_TAG = re.compile(r"</?\s*(?:state_snapshot|coverage_check)\s*>", re.I)
-
-
-def _clean(text: str) -> str:
-    """Redacted, and with our own block tags defused so quoted text cannot end the snapshot early."""
-    return _BLOCK_TAG.sub(lambda tag: tag.group(0).replace("<", "(").replace(">", ")"), redact(text))
-
 
 # -- small text helpers ----------------------------------------------------------------------------
 
@@ -113,6 +73,8 @@ _COMPONENT = re.compile(r"[\w.@+-]+")
 
 
 def _looks_like_path(token: str) -> bool:
+    if "/" not in token and "." not in token and token not in _BARE_NAMES:
+        return False  # the common case, decided before any splitting
     if not 2 <= len(token) <= 200 or "://" in token:
         return False
     parts = token.split("/")
@@ -145,8 +107,8 @@ def path_tokens(text: str) -> list[str]:
 def _argument_text(call: ToolCall) -> str:
     arguments = call.parsed_arguments()
     if not arguments:
-        return _line(_clean(call.arguments), 80)
-    pairs = [f"{key}={_line(_clean(str(value)), 60)}" for key, value in list(arguments.items())[:3]]
+        return _line(defused(call.arguments), 80)
+    pairs = [f"{key}={_line(defused(str(value)), 60)}" for key, value in list(arguments.items())[:3]]
     more = ", …" if len(arguments) > 3 else ""
     return ", ".join(pairs) + more
 
@@ -158,7 +120,7 @@ def _command(call: ToolCall) -> str:
         if isinstance(value, list):
             value = " ".join(str(part) for part in value)
         if isinstance(value, str) and value.strip():
-            return _line(_clean(value), 160)
+            return _line(defused(value), 160)
     return ""
 
 
@@ -198,25 +160,84 @@ _MEMORY_SUMMARY = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.S | re.I)
 
 @dataclass
 class _Extract:
-    """Everything pulled from the conversation, before it is laid out as sections."""
+    """Everything pulled from the conversation, before it is laid out as sections.
+
+    Lists are already capped as their sections show them, oldest first; the totals count every item.
+    """
 
     counts: dict[str, int] = field(default_factory=lambda: {"user": 0, "assistant": 0, "tool": 0})
     task: str = ""
     constraints: list[str] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
+    calls_total: int = 0
     statements: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
+    commands_total: int = 0
     facts: list[str] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)
     explicit_files: list[str] = field(default_factory=list)
     mentioned_files: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    errors_total: int = 0
     earlier_summary: list[str] = field(default_factory=list)
     resume: str = ""
 
 
+class _Recent:
+    """The ``cap`` distinct items mentioned last, collected while walking the messages newest first.
+
+    ``newest()`` equals ``_recent_unique`` over all mentions in written order: an item's newest mention
+    is the first one met walking backwards, so the first ``cap`` distinct items met are the ones kept.
+    """
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self._newest_first: dict[str, None] = {}
+
+    @property
+    def full(self) -> bool:
+        return len(self._newest_first) >= self.cap
+
+    def add(self, items: Iterable[str]) -> None:
+        """One message's items, in the order the message gives them (not even read once the cap is met)."""
+        if self.full:
+            return
+        for item in reversed(list(items)):
+            if self.full:
+                return
+            if item:
+                self._newest_first.setdefault(item, None)
+
+    def newest(self, count: int | None = None) -> list[str]:
+        """The ``count`` (default: all collected) items mentioned last, ordered by their last mention."""
+        return list(self._newest_first)[:count][::-1]
+
+
+# Pieces of every line _is_error_line accepts: removing a "0 failed" phrase only joins text between two
+# non-word characters, so a keyword it reveals was in the line already, or the phrase itself was.
+_ERROR_HINT = re.compile(
+    r"traceback|fail|fatal|panicked|err!|(?:error|exception)\s*:|\b(?:0|no) errors?\b", re.I
+)
+_ERROR_WORDS = ("traceback", "fail", "fatal", "panicked", "err!", "0 error", "no error")
+_ERROR_COLON = re.compile(r"(?:error|exception)\s*:")
+
+
+def _may_hold_error(text: str) -> bool:
+    lowered = ascii_lowered(text)
+    if lowered is None:
+        return bool(_ERROR_HINT.search(text))
+    return any(word in lowered for word in _ERROR_WORDS) or bool(_ERROR_COLON.search(lowered))
+
+
 def _is_error_line(line: str) -> bool:
     return bool(_ERROR.search(_ZERO_FAILURES.sub("", line))) and not _CODE_LINE.match(line)
+
+
+def _error_lines(text: str) -> list[str]:
+    """The error lines of a tool result, trimmed; the hint skips texts and lines that cannot hold one."""
+    if not _may_hold_error(text):
+        return []
+    return [_line(line) for line in text.splitlines() if _may_hold_error(line) and _is_error_line(line)]
 
 
 def _conversation(messages: Sequence[Message]) -> list[Message]:
@@ -227,73 +248,148 @@ def _conversation(messages: Sequence[Message]) -> list[Message]:
     return body
 
 
+def _sentences(text: str) -> list[str]:
+    return [_line(s) for s in _SENTENCE_SPLIT.split(text) if s.strip()]
+
+
+def _has_command(call: ToolCall) -> bool:
+    """Whether ``_command(call)`` is non-empty, without cleaning (redaction never blanks a value)."""
+    arguments = call.parsed_arguments()
+    for key in ("command", "cmd"):
+        value = arguments.get(key)
+        if isinstance(value, list):
+            value = " ".join(str(part) for part in value)
+        if isinstance(value, str) and value.strip():
+            return True
+    return False
+
+
 def _extract(messages: list[Message]) -> _Extract:
+    """Two walks: every tool result oldest first (the error total needs them all), then the rest newest
+    first, doing the costly reading of a message only while a capped section can still take its items."""
     found = _Extract()
-    results: dict[str, str] = {
-        m.tool_call_id: _clean(m.text) for m in messages if m.role == "tool" and m.tool_call_id
-    }
-    calls_by_id: dict[str, ToolCall] = {}
-    latest_user = max((i for i, m in enumerate(messages) if m.is_real_user), default=-1)
+    results: dict[str, str] = {}
+    errors: list[str] = []
+    latest_user = -1
     for index, message in enumerate(messages):
-        text = _clean(message.text)
         if message.role in found.counts:
             found.counts[message.role] += 1
         if message.is_real_user:
-            sentences = [_line(s) for s in _SENTENCE_SPLIT.split(text) if s.strip()]
-            found.constraints.extend(s for s in sentences if _CONSTRAINT.search(s))
-            found.mentioned_files.extend(path_tokens(text))
+            latest_user = index
+        elif message.role == "tool":
+            text = defused(message.text)
+            if message.tool_call_id:
+                results[message.tool_call_id] = text
+            errors.extend(_error_lines(text))
+    found.errors = _recent_unique(errors)
+    found.errors_total = len(errors)
+
+    constraints, pending, facts = _Recent(MAX_ITEMS), _Recent(MAX_ITEMS), _Recent(MAX_ITEMS)
+    explicit, mentioned, commands = _Recent(MAX_ITEMS), _Recent(MAX_ITEMS * 2), _Recent(8)
+    calls: list[str] = []  # newest first
+    statements: list[str] = []  # newest first
+    summary_seen = False
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.is_real_user:
+            if index != latest_user and constraints.full and mentioned.full:
+                continue
+            text = defused(message.text)
+            sentences = _sentences(text)
+            constraints.add(s for s in sentences if _CONSTRAINT.search(s))
+            if not mentioned.full:
+                mentioned.add(path_tokens(text))
             if index == latest_user:
                 found.task = text.strip()
-                found.pending.extend(s for s in sentences if _PENDING.search(s))
+                pending.add(s for s in sentences if _PENDING.search(s))
         elif message.is_internal:
-            summary = _MEMORY_SUMMARY.search(text)
+            if summary_seen:
+                continue
+            summary = _MEMORY_SUMMARY.search(defused(message.text))
             if summary:
-                lines = [
+                summary_seen = True
+                found.earlier_summary = [
                     _line(s)
                     for s in summary.group(1).splitlines()
                     if s.strip() and not s.lstrip().startswith("#")
-                ]
-                found.earlier_summary = lines[:8]
+                ][:8]
         elif message.role == "assistant":
-            if text.strip():
-                found.statements.append(_line(text, 300))
-                found.mentioned_files.extend(path_tokens(text))
-                sentences = [_line(s) for s in _SENTENCE_SPLIT.split(text) if s.strip()]
-                found.facts.extend(s for s in sentences if _FACT.search(s))
-                if index > latest_user:
-                    found.pending.extend(s for s in sentences if _PENDING.search(s))
-            for call in message.tool_calls or ():
-                calls_by_id[call.id] = call
-                arguments = _clean(_argument_text(call))
+            mentions: list[str] = []
+            text_wanted = len(statements) < 3 or not (mentioned.full and facts.full)
+            if text_wanted or (index > latest_user and not pending.full):
+                text = defused(message.text)
+                if text.strip():
+                    if len(statements) < 3:
+                        statements.append(_line(text, 300))
+                    if not mentioned.full:
+                        mentions.extend(path_tokens(text))
+                    sentences = _sentences(text)
+                    facts.add(s for s in sentences if _FACT.search(s))
+                    if index > latest_user:
+                        pending.add(s for s in sentences if _PENDING.search(s))
+            tool_calls = message.tool_calls or ()
+            found.calls_total += len(tool_calls)
+            listed: list[str] = []
+            paths: list[str] = []
+            ran: list[str] = []
+            for call in tool_calls:
                 result = results.get(call.id)
-                outcome = _line(_first_line(result), 100) if result is not None else "no result yet"
-                found.calls.append(f"{call.name}({arguments}) → {outcome}")
-                found.explicit_files.extend(_clean(p) for p in _explicit_paths(call))
-                found.mentioned_files.extend(path_tokens(_clean(call.arguments)))
-                command = _clean(_command(call))
+                if len(calls) < MAX_ITEMS:
+                    arguments = defused(_argument_text(call))
+                    outcome = _line(_first_line(result), 100) if result is not None else "no result yet"
+                    listed.append(f"{call.name}({arguments}) → {outcome}")
+                if not explicit.full:
+                    paths.extend(defused(p) for p in _explicit_paths(call))
+                if not mentioned.full:
+                    mentions.extend(path_tokens(defused(call.arguments)))
+                if commands.full:
+                    found.commands_total += 1 if _has_command(call) else 0
+                    continue
+                command = defused(_command(call))
                 if command:
+                    found.commands_total += 1
                     last = _line(_last_line(result), 100) if result is not None else "no result yet"
-                    found.commands.append(f"`{command}` → {last}")
-        elif message.role == "tool":
-            found.errors.extend(_line(line) for line in text.splitlines() if _is_error_line(line))
-    found.resume = _resume_point(messages, calls_by_id, results)
+                    ran.append(f"`{command}` → {last}")
+            calls.extend(reversed(listed))
+            explicit.add(paths)
+            mentioned.add(mentions)
+            commands.add(ran)
+    found.constraints = constraints.newest()
+    found.pending = pending.newest()
+    found.commands = commands.newest()
+    found.facts = facts.newest(MAX_ITEMS - len(found.commands))
+    found.explicit_files = explicit.newest()
+    found.mentioned_files = mentioned.newest()
+    found.calls = calls[:MAX_ITEMS][::-1]
+    found.statements = statements[::-1]
+    found.resume = _resume_point(messages, results)
     return found
 
 
-def _resume_point(messages: list[Message], calls: dict[str, ToolCall], results: dict[str, str]) -> str:
+def _newest_call(messages: list[Message], call_id: str) -> ToolCall | None:
+    """The call with this id that an assistant message made last."""
+    for message in reversed(messages):
+        if message.role == "assistant":
+            for call in reversed(message.tool_calls or ()):
+                if call.id == call_id:
+                    return call
+    return None
+
+
+def _resume_point(messages: list[Message], results: dict[str, str]) -> str:
     if not messages:
         return "Nothing was compacted; continue from the messages kept after this summary."
     last = messages[-1]
     if last.role == "tool":
-        call = calls.get(last.tool_call_id or "")
-        name = f"{call.name}({_clean(_argument_text(call))})" if call else "a tool"
-        return f"The last step was {name}, which returned: {_line(_first_line(_clean(last.text)), 160)}"
+        call = _newest_call(messages, last.tool_call_id or "")
+        name = f"{call.name}({defused(_argument_text(call))})" if call else "a tool"
+        return f"The last step was {name}, which returned: {_line(_first_line(defused(last.text)), 160)}"
     if last.role == "assistant" and last.tool_calls:
-        waiting = [f"{c.name}({_clean(_argument_text(c))})" for c in last.tool_calls if c.id not in results]
+        waiting = [f"{c.name}({defused(_argument_text(c))})" for c in last.tool_calls if c.id not in results]
         if waiting:
             return "Waiting for the results of: " + "; ".join(waiting)
     if last.role == "assistant" and last.text.strip():
-        return f"The last assistant statement was: {_line(_clean(last.text), 300)}"
+        return f"The last assistant statement was: {_line(defused(last.text), 300)}"
     return "Continue the active task (section 1) from the latest messages kept after this summary."
 
 
@@ -326,13 +422,12 @@ def build_reply(messages: Sequence[Message], tools: Sequence[ToolDef] = ()) -> s
         task = task[: TASK_CHARS - 1] + "…"
     # Quoted, so a heading inside the user's text cannot pass for a section of the snapshot.
     task = "\n".join(f"> {line}".rstrip() for line in task.splitlines())
-    explicit = _recent_unique(found.explicit_files)
-    mentioned = [p for p in _recent_unique(found.mentioned_files, MAX_ITEMS * 2) if p not in explicit]
+    explicit = found.explicit_files
+    mentioned = [p for p in found.mentioned_files if p not in explicit]
     files = explicit + mentioned[: MAX_ITEMS - len(explicit)]
     # A bare file name adds nothing when a longer path to the same name is listed.
     files = [p for p in files if "/" in p or not any(o.endswith(f"/{p}") for o in files)]
-    commands = _recent_unique(found.commands, 8)
-    facts = commands + _recent_unique(found.facts, MAX_ITEMS - len(commands))
+    facts = found.commands + found.facts
     counts = found.counts
     critical = [
         f"Extracted offline from {len(body)} messages (user {counts['user']}, assistant {counts['assistant']}, "
@@ -346,17 +441,17 @@ def build_reply(messages: Sequence[Message], tools: Sequence[ToolDef] = ()) -> s
         critical.extend(f"  {line}" for line in found.earlier_summary)
     sections = (
         task,
-        _bullets(_recent_unique(found.constraints), "none stated in the compacted messages"),
-        _bullets(found.calls[-MAX_ITEMS:], "no tool calls in the compacted messages", total=len(found.calls)),
-        _bullets(found.statements[-3:], "no assistant statements in the compacted messages"),
+        _bullets(found.constraints, "none stated in the compacted messages"),
+        _bullets(found.calls, "no tool calls in the compacted messages", total=found.calls_total),
+        _bullets(found.statements, "no assistant statements in the compacted messages"),
         found.resume,
         _bullets(
-            _recent_unique(found.pending),
+            found.pending,
             "continue the active task from the resume point above",
         ),
         _bullets(facts, "no commands or findings recorded"),
         _bullets(files, "no files mentioned"),
-        _bullets(_recent_unique(found.errors), "no errors seen in tool results"),
+        _bullets(found.errors, "no errors seen in tool results"),
         "\n".join(f"- {line}" if not line.startswith("  ") else line for line in critical),
         _bullets(_structure(files), "no files mentioned"),
     )
@@ -369,8 +464,8 @@ def build_reply(messages: Sequence[Message], tools: Sequence[ToolDef] = ()) -> s
             f"- Messages covered: {len(body)} (user {counts['user']}, assistant {counts['assistant']}, "
             f"tool {counts['tool']}).",
             "- Latest user request: " + ("restated in section 1." if found.task else "none in this range."),
-            f"- Tool calls: {len(found.calls)}; commands: {len(found.commands)}; files: {len(files)}; "
-            f"error lines: {len(found.errors)}.",
+            f"- Tool calls: {found.calls_total}; commands: {found.commands_total}; files: {len(files)}; "
+            f"error lines: {found.errors_total}.",
             "- Secret-looking values are replaced by [redacted].",
         )
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,7 +26,8 @@ from compressor.backends import (
     make_backend,
     parse_retry_after,
 )
-from compressor.backends.offline import MAX_ITEMS, build_reply, redact
+from compressor.backends.offline import MAX_ITEMS, build_reply
+from compressor.backends.redaction import ASCII_LOOKALIKES, redact
 from compressor.config import ModelClientConfig, ModelRequestConfig
 from compressor.errors import (
     TRANSIENT_KINDS,
@@ -671,6 +674,27 @@ class TestOfflineBackend:
         assert "echo 39" in completed and "echo 27" not in completed
         assert section(reply, 9).count("- RuntimeError: case") == MAX_ITEMS
 
+    def test_coverage_counts_every_item_beyond_the_caps(self) -> None:
+        steps = [
+            m
+            for i in range(40)
+            for m in (
+                Message(
+                    role="assistant",
+                    content=f"Step {i} in src/m{i}/f.py.",
+                    tool_calls=[
+                        ToolCall(id=f"c{i}", name="bash", arguments=json.dumps({"command": f"ls {i}"}))
+                    ],
+                ),
+                Message(
+                    role="tool", tool_call_id=f"c{i}", content=f"RuntimeError: case {i}\nerror: again {i}"
+                ),
+            )
+        ]
+        reply = offline_reply([Message(role="user", content="go"), *steps, PROMPT])
+        assert "- Tool calls: 40; commands: 40; files: 12; error lines: 80." in reply
+        assert "src/m15/f.py" not in section(reply, 8)  # older than the 24 paths mentioned last
+
     def test_a_request_with_only_the_prompt_still_has_every_section(self) -> None:
         reply = offline_reply([Message(role="system", content="s"), PROMPT], [])
         for number, title in enumerate(SNAPSHOT_SECTIONS, start=1):
@@ -704,6 +728,36 @@ class TestRedaction:
     )
     def test_table(self, text: str, expected: str) -> None:
         assert redact(text) == expected
+
+
+class TestCaseInsensitiveShortcut:
+    """Plain substring tests on ``text.lower()`` stand in for case-insensitive searches, except in texts
+    holding one of the non-ASCII characters that case-insensitive matching equates with an ASCII letter."""
+
+    def test_the_lookalikes_are_every_non_ascii_character_matching_an_ascii_letter(self) -> None:
+        everything = "".join(map(chr, range(0x80, sys.maxunicode + 1)))
+        matching = {match.group() for match in re.finditer("[a-z]", everything, re.I)}
+        assert matching == set(ASCII_LOOKALIKES)
+
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ("to\u212aen: abc", "to\u212aen: [redacted]"),  # KELVIN SIGN for "k"
+            ("pa\u017fsword=hunter2", "pa\u017fsword=[redacted]"),  # LONG S for "s"
+            ("Bearer abcdef0123456789 \u0131", "Bearer [redacted] \u0131"),
+        ],
+    )
+    def test_texts_with_lookalikes_are_redacted_as_before(self, text: str, expected: str) -> None:
+        assert redact(text) == expected
+
+    def test_an_error_spelled_with_a_lookalike_is_still_an_error(self) -> None:
+        messages = [
+            Message(role="user", content="build it"),
+            Message(role="assistant", content="", tool_calls=[ToolCall(id="c", name="make", arguments="{}")]),
+            Message(role="tool", tool_call_id="c", content="compiling\nbuild fa\u0131led\nfine"),
+            PROMPT,
+        ]
+        assert section(offline_reply(messages), 9) == "- build fa\u0131led\n"
 
 
 # -- replay ----------------------------------------------------------------------------------------
