@@ -424,7 +424,8 @@ def build_reply(messages: Sequence[Message], tools: Sequence[ToolDef] = ()) -> s
     task = "\n".join(f"> {line}".rstrip() for line in task.splitlines())
     explicit = found.explicit_files
     mentioned = [p for p in found.mentioned_files if p not in explicit]
-    files = explicit + mentioned[: MAX_ITEMS - len(explicit)]
+    room = max(MAX_ITEMS - len(explicit), 0)
+    files = explicit + mentioned[len(mentioned) - room :] if room else list(explicit)  # the newest mentions
     # A bare file name adds nothing when a longer path to the same name is listed.
     files = [p for p in files if "/" in p or not any(o.endswith(f"/{p}") for o in files)]
     facts = found.commands + found.facts

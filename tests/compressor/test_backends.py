@@ -851,3 +851,14 @@ class TestMakeBackend:
     def test_unknown_choices_are_config_errors(self, spec: str) -> None:
         with pytest.raises(ConfigError):
             make_backend(spec, env={})
+
+
+def test_the_files_section_lists_the_newest_mentions() -> None:
+    messages = [Message(role="user", content="tidy the modules")]
+    messages += [Message(role="assistant", content=f"Looked at src/m{i}.py next.") for i in range(40)]
+    messages.append(Message(role="user", content="checkpoint now"))
+    reply = build_reply(messages)
+    files = reply.split("### 8. Files, Code Areas, Artifacts", 1)[1].split("### 9.", 1)[0]
+    listed = [f"src/m{i}.py" for i in range(40) if f"src/m{i}.py" in files.split()]
+    assert "src/m39.py" in files and "src/m0.py" not in files.split()
+    assert listed == [f"src/m{i}.py" for i in range(40 - len(listed), 40)]
