@@ -37,18 +37,24 @@ def plain(text: str) -> str:
     return _ORDERED_LIST.sub(lambda match: match.group(1) + "\\" + match.group(2), line)
 
 
-def table(frame: Any, *, column_config: Mapping[str, Any] | None = None, **options: Any) -> None:
-    """``st.dataframe`` with the column headers in the session's language (the data is shown as is)."""
-    labels = column_labels()
+def header_config(
+    columns: Sequence[str], column_config: Mapping[str, Any] | None, labels: Mapping[str, str]
+) -> dict[str, Any]:
+    """``column_config`` with a translated header for every known column that has no label of its own."""
     config: dict[str, Any] = {}
-    for column in frame.columns:
+    for column in columns:
         given = (column_config or {}).get(column)
         entry = dict(given) if given is not None else {}
-        if column in labels:
-            entry.setdefault("label", labels[column])
+        if column in labels and not entry.get("label"):
+            entry["label"] = labels[column]
         if entry:
             config[column] = entry
-    st.dataframe(frame, column_config=config, **options)
+    return config
+
+
+def table(frame: Any, *, column_config: Mapping[str, Any] | None = None, **options: Any) -> None:
+    """``st.dataframe`` with the column headers in the session's language (the data is shown as is)."""
+    st.dataframe(frame, column_config=header_config(list(frame.columns), column_config, column_labels()), **options)
 
 
 def stop_when_empty(message_key: str) -> NoReturn:

@@ -36,3 +36,24 @@ class TestPlain:
 
     def test_leaves_ordinary_numbers_readable(self) -> None:
         assert plain("13,553 tokens, 72.8% saved") == "13,553 tokens, 72.8% saved"
+
+
+class TestHeaderConfig:
+    def test_headers_are_translated_even_with_a_column_config(self) -> None:
+        import streamlit as st
+
+        from dashboard.components import header_config
+
+        labels = {"preview": "预览", "role": "角色"}
+        given = {"preview": st.column_config.TextColumn(width="large")}
+        config = header_config(["role", "preview", "other"], given, labels)
+        assert config["preview"]["label"] == "预览" and config["preview"]["width"] == "large"
+        assert config["role"]["label"] == "角色" and "other" not in config
+
+    def test_a_label_of_its_own_wins(self) -> None:
+        import streamlit as st
+
+        from dashboard.components import header_config
+
+        config = header_config(["role"], {"role": st.column_config.TextColumn("Who")}, {"role": "角色"})
+        assert config["role"]["label"] == "Who"
