@@ -113,15 +113,21 @@ def _argument_text(call: ToolCall) -> str:
     return ", ".join(pairs) + more
 
 
-def _command(call: ToolCall) -> str:
+def _raw_command(call: ToolCall) -> str:
+    """The shell command a call ran (its ``command`` or ``cmd`` argument), as given; '' when none."""
     arguments = call.parsed_arguments()
     for key in ("command", "cmd"):
         value = arguments.get(key)
         if isinstance(value, list):
             value = " ".join(str(part) for part in value)
         if isinstance(value, str) and value.strip():
-            return _line(defused(value), 160)
+            return value
     return ""
+
+
+def _command(call: ToolCall) -> str:
+    raw = _raw_command(call)
+    return _line(defused(raw), 160) if raw else ""
 
 
 def _explicit_paths(call: ToolCall) -> list[str]:
@@ -254,14 +260,7 @@ def _sentences(text: str) -> list[str]:
 
 def _has_command(call: ToolCall) -> bool:
     """Whether ``_command(call)`` is non-empty, without cleaning (redaction never blanks a value)."""
-    arguments = call.parsed_arguments()
-    for key in ("command", "cmd"):
-        value = arguments.get(key)
-        if isinstance(value, list):
-            value = " ".join(str(part) for part in value)
-        if isinstance(value, str) and value.strip():
-            return True
-    return False
+    return bool(_raw_command(call))
 
 
 def _extract(messages: list[Message]) -> _Extract:
