@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PYTHON ?= python3
 
-.PHONY: dashboard test bench lint clean
+.PHONY: dashboard test bench lint screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ lint: $(STAMP)
 
 test: lint
 	$(VENV)/bin/pytest
+
+# Refresh the README's pictures: the browser test, writing its screenshots into docs/screenshots.
+screenshots: $(STAMP)
+	COMPACTION_LAB_SCREENSHOTS=$(CURDIR)/docs/screenshots $(VENV)/bin/pytest tests/e2e -q
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

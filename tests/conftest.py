@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -17,27 +16,34 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 
-def shared_dir() -> Path:
-    """The read-only ``shared/`` folder beside the checkout; a missing one fails loudly, never skips."""
-    candidates = [os.environ.get("COMPACTION_LAB_SHARED"), REPO.parent / "shared", Path("/work/shared")]
-    for candidate in candidates:
-        if candidate and (Path(candidate) / "fixtures").is_dir():
-            return Path(candidate)
-    raise RuntimeError(
-        "shared/ reference fixtures not found (looked in $COMPACTION_LAB_SHARED, ../shared, /work/shared)"
-    )
+FIXTURES = REPO / "tests" / "fixtures"
+UPSTREAM = FIXTURES / "upstream"  # copied from ../shared/fixtures: what openJiuwen itself decided
+SAMPLES = FIXTURES / "samples"  # copied from ../shared/samples (SOURCES.md there says where each file comes from)
+TRANSCRIPTS = SAMPLES / "transcripts"
+OPENJIUWEN_DUMPS = SAMPLES / "openjiuwen-dumps"
+
+# The sample transcripts whose formats the loaders read today, in the order the tests iterate them.
+READ_TRANSCRIPTS = (
+    "claude-code-session.jsonl",
+    "openai-chat-tau-bench-airline.json",
+    "swe-agent-function-calling.traj",
+)
 
 
-SHARED = shared_dir()
+def fixture(path: Path) -> Path:
+    """``path`` if it exists; a missing fixture fails loudly, never skips."""
+    if not path.exists():
+        raise FileNotFoundError(f"test fixture missing: {path.relative_to(REPO)}")
+    return path
 
 
 def span_cases() -> list[dict[str, Any]]:
-    cases: list[dict[str, Any]] = json.loads((SHARED / "fixtures" / "upstream_span_cases.json").read_text())["cases"]
+    cases: list[dict[str, Any]] = json.loads(fixture(UPSTREAM / "upstream_span_cases.json").read_text())["cases"]
     return cases
 
 
 def compaction_cases() -> list[dict[str, Any]]:
-    with gzip.open(SHARED / "fixtures" / "upstream_compaction_cases.json.gz", "rt", encoding="utf-8") as handle:
+    with gzip.open(fixture(UPSTREAM / "upstream_compaction_cases.json.gz"), "rt", encoding="utf-8") as handle:
         cases: list[dict[str, Any]] = json.load(handle)["cases"]
     return cases
 

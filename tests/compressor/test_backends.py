@@ -38,11 +38,11 @@ from compressor.errors import (
     ErrorKind,
 )
 from compressor.messages import Message, ToolCall, ToolDef
-from tests.conftest import shared_dir
+from tests.conftest import SAMPLES
 from tests.support.openai_server import ScriptedServer, refused_url
 
 CANARY = "sk-canary-5f1e2d3c4b5a69788796a5b4"
-SAMPLE_DUMPS = shared_dir() / "samples" / "openjiuwen-dumps"
+SAMPLE_DUMPS = SAMPLES / "openjiuwen-dumps"
 PROMPT = Message(role="user", content="Write the state snapshot now.")
 TOOLS = [
     ToolDef(name="read_file", description="Read a file", parameters={"type": "object", "properties": {}})

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from compressor.cli import main
-from tests.conftest import SHARED
+from tests.conftest import SAMPLES
 from tests.support.openai_server import ScriptedServer, refused_url
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "dashboard" / "samples" / "demo-conversation.json"
-TRANSCRIPTS = SHARED / "samples" / "transcripts"
+TRANSCRIPTS = SAMPLES / "transcripts"
 REQUIRED_INSPECT_KEYS = {
     "source", "messages", "total_tokens", "total_source", "context_max", "threshold", "min_target_tokens",
     "span", "effective_keep", "last_user_index", "model_configured", "decision", "per_message",
@@ -102,7 +102,7 @@ class TestCompact:
         assert digest(DEMO) == before
 
     def test_replay_of_a_dump(self) -> None:
-        dump = next((SHARED / "samples" / "openjiuwen-dumps" / "compact000").glob("*.json"))
+        dump = next((SAMPLES / "openjiuwen-dumps" / "compact000").glob("*.json"))
         code, out, _ = run("compact", str(DEMO), "--backend", f"replay:{dump}", "--force", "--json")
         result = json.loads(out)
         assert code == 0 and result["summary"] == json.loads(dump.read_text())["compression_response"]["extracted_summary"]
@@ -136,7 +136,7 @@ class TestCompact:
 
 class TestDumps:
     def test_index_of_openjiuwen_dumps(self) -> None:
-        code, out, _ = run("dumps", str(SHARED / "samples" / "openjiuwen-dumps"), "--json")
+        code, out, _ = run("dumps", str(SAMPLES / "openjiuwen-dumps"), "--json")
         index = json.loads(out)
         assert code == 0 and len(index["dumps"]) == 3 and index["broken"] == []
         row = index["dumps"][0]

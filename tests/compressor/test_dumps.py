@@ -38,10 +38,9 @@ from compressor.messages import Message, ToolDef
 from compressor.reinjection import build_reinjection
 from compressor.spans import Span
 from compressor.trigger import Decision
-from tests.conftest import SHARED
+from tests.conftest import OPENJIUWEN_DUMPS as SAMPLES
 from tests.support.privileges import unprivileged
 
-SAMPLES = SHARED / "samples" / "openjiuwen-dumps"
 SAMPLE_DIRS = ("compact000", "compact001", "compact015")
 CANARY = "sk-canary-0123456789abcdef"
 

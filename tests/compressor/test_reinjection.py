@@ -22,7 +22,7 @@ from compressor.reinjection import (
     build_reinjection,
     completed_rounds,
 )
-from tests.conftest import SHARED, compaction_cases
+from tests.conftest import SAMPLES, compaction_cases
 
 _counter = iter(range(1_000_000))
 
@@ -330,7 +330,7 @@ class TestReferenceCases:
 class TestOpenJiuwensSampleDumps:
     @pytest.mark.parametrize("name", ["compact000", "compact001", "compact015"])
     def test_the_dumped_recovered_context_is_reproduced(self, name: str) -> None:
-        (path,) = sorted((SHARED / "samples" / "openjiuwen-dumps" / name).glob("*.json"))
+        (path,) = sorted((SAMPLES / "openjiuwen-dumps" / name).glob("*.json"))
         dump = read_dump(path)
         dropped = (dump.memory_message, dump.reinjection_message)
         kept = [m for m in dump.after if not any(m is d for d in dropped)]

@@ -37,9 +37,7 @@ from compressor.sweep import Sweep, recommend, sweep
 from compressor.tokens import get_counter, window_total
 from compressor.trigger import decide
 from compressor.windows import Capacity
-from tests.conftest import SHARED, FakeModel
-
-TRANSCRIPTS = SHARED / "samples" / "transcripts"
+from tests.conftest import READ_TRANSCRIPTS, TRANSCRIPTS, FakeModel, fixture
 
 
 def settings(ratio: float = 0.8, keep: int = 0, min_target: float = 0.1) -> CurrentRoundCompressorConfig:
@@ -212,9 +210,9 @@ def messy(seed: int, count: int = 160) -> Conversation:
 
 def transcripts() -> list[Conversation]:
     found = []
-    for path in sorted(TRANSCRIPTS.iterdir()):
-        found.extend(load_conversations(path)[:3])
-    assert len(found) >= 5, f"expected the shared sample transcripts in {TRANSCRIPTS}"
+    for name in READ_TRANSCRIPTS:
+        found.extend(load_conversations(fixture(TRANSCRIPTS / name))[:3])
+    assert len(found) >= 5, "expected the sample transcripts in tests/fixtures/samples"
     return found
 
 

@@ -15,12 +15,11 @@ from compressor.config import CurrentRoundCompressorConfig
 from compressor.formats import load_conversation
 from compressor.messages import Conversation
 from dashboard import roots
-from tests.conftest import SHARED
+from tests.conftest import OPENJIUWEN_DUMPS
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 SAMPLES = roots.SAMPLES_DIR
 DEMO = SAMPLES / "demo-conversation.json"
-OPENJIUWEN_DUMPS = SHARED / "samples" / "openjiuwen-dumps"
 APP_TIMEOUT = 30
 
 
@@ -46,7 +45,7 @@ def app(monkeypatch: pytest.MonkeyPatch) -> AppTest:
 def dump_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A root holding copies of openJiuwen's own sample dumps (three folders with their debug logs)."""
     if not OPENJIUWEN_DUMPS.is_dir():
-        raise RuntimeError(f"shared openJiuwen dumps missing at {OPENJIUWEN_DUMPS}")
+        raise RuntimeError(f"openJiuwen sample dumps missing at {OPENJIUWEN_DUMPS}")
     root = tmp_path / "root"
     shutil.copytree(OPENJIUWEN_DUMPS, root / "openjiuwen-dumps")
     for path in root.rglob("*"):

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.simulate import Simulation, simulate
 from dashboard import state
-from tests.conftest import SHARED
+from tests.conftest import SAMPLES
 from tests.dashboard.conftest import demo_conversation, no_exception, texts, unescaped
 
 PAGE = "views/demo.py"
@@ -294,7 +294,7 @@ class TestOtherConversations:
         ],
     )
     def test_every_shared_transcript_plays(self, app: AppTest, name: str) -> None:
-        data = (SHARED / "samples" / "transcripts" / name).read_bytes()
+        data = (SAMPLES / "transcripts" / name).read_bytes()
         app.switch_page("views/load.py").run()
         app.file_uploader(key=state.W_UPLOAD).set_value((name, data, "application/octet-stream")).run()
         app.switch_page(PAGE).run()

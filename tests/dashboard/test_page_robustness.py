@@ -9,11 +9,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import state
-from tests.conftest import SHARED
+from tests.conftest import READ_TRANSCRIPTS, TRANSCRIPTS, fixture
 from tests.dashboard.conftest import no_exception, texts
 
-TRANSCRIPTS = sorted((SHARED / "samples" / "transcripts").iterdir())
-assert len(TRANSCRIPTS) == 3, f"shared transcripts missing from {SHARED}"
+SAMPLE_FILES = [fixture(TRANSCRIPTS / name) for name in READ_TRANSCRIPTS]
 PAGES = ("views/span.py", "views/compact.py", "views/load.py", "views/dumps.py")
 
 ODD = {
@@ -46,7 +45,7 @@ def load_and_visit(at: AppTest, name: str, data: bytes) -> AppTest:
     return at
 
 
-@pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.name)
 def test_every_shared_transcript_loads_and_every_page_renders(app: AppTest, path: Path) -> None:
     at = load_and_visit(app, path.name, path.read_bytes())
     at.switch_page("views/compact.py").run()

@@ -18,7 +18,7 @@ from compressor.outcome import Outcome
 from compressor.simulate import estimate_live_cost, simulate
 from compressor.sweep import Sweep, recommend, sweep
 from dashboard import state
-from tests.conftest import SHARED
+from tests.conftest import SAMPLES
 from tests.dashboard.conftest import demo_conversation, no_exception, texts, unescaped
 from tests.support.openai_server import ScriptedServer
 
@@ -360,7 +360,7 @@ class TestOtherConversations:
         ],
     )
     def test_every_shared_transcript_replays(self, app: AppTest, name: str) -> None:
-        path = SHARED / "samples" / "transcripts" / name
+        path = SAMPLES / "transcripts" / name
         at = self.load(app, name, path.read_bytes())
         no_exception(at)
         assert len(at.metric) == 6

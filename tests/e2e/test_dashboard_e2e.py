@@ -2,7 +2,7 @@
 
 Every page opens without an exception; the trigger slider moved by keyboard changes the decision; a sample
 uploads and shows its format; an offline compaction shows what it saved; the demo dumps are listed; the UI
-switches to 简体中文; user content holding HTML runs no script. Screenshots go to docs/screenshots/.
+switches to 简体中文; user content holding HTML runs no script. Screenshots go to tests/e2e/artifacts/screenshots/ (docs/screenshots/ with make screenshots).
 Each test waits on a condition in the page (text, attribute, selector), never on a fixed delay.
 """
 
