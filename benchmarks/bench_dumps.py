@@ -51,8 +51,8 @@ def base_records(count: int = BASE_RUNS) -> list[dict[str, Any]]:
 def fill_folder(folder: Path, count: int = DUMPS) -> int:
     """``count`` dumps: three in four ours (with ``compaction_lab``), one in four openJiuwen's own shape with
     its retries in the debug log. Returns the bytes written."""
-    from compressor.debuglog import DebugLog
     from compressor.dumps import EXTENSION_KEY, write_dump
+    from compressor.dumps.debuglog import DebugLog
 
     bases = base_records()
     written = 0

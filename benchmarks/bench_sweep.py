@@ -29,7 +29,7 @@ def run(repeat: int = 3) -> dict[str, Any]:
     from benchmarks.generate import conversation_dicts
     from compressor.analysis import analyze
     from compressor.messages import Conversation
-    from compressor.sweep import sweep
+    from compressor.replay import sweep
 
     dicts = conversation_dicts(MESSAGES)
     fresh: Iterator[Conversation] = iter([Conversation.from_messages(dicts) for _ in range(2 * repeat)])

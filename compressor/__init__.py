@@ -21,9 +21,21 @@ from .errors import (
 from .formats import load_conversation, load_conversations
 from .messages import Conversation, Message, ToolCall, ToolDef
 from .reinjection import Reinjection, build_reinjection
-from .simulate import simulate
+from .replay import (
+    CompactionEvent,
+    LiveCostEstimate,
+    Outcome,
+    Recommendation,
+    Simulation,
+    Step,
+    SummaryModel,
+    Sweep,
+    estimate_live_cost,
+    recommend,
+    simulate,
+    sweep,
+)
 from .spans import Span, build_span, effective_keep, last_user_index
-from .sweep import sweep
 from .tokens import TokenCounter, get_counter, profile
 from .trigger import Decision, decide
 from .windows import resolve_context_max
@@ -35,6 +47,7 @@ __all__ = [
     "Attempt",
     "BackendError",
     "BackendTimeout",
+    "CompactionEvent",
     "CompactionResult",
     "CompressorError",
     "ConfigError",
@@ -47,12 +60,19 @@ __all__ = [
     "DumpIndex",
     "DumpRecord",
     "ErrorKind",
+    "LiveCostEstimate",
     "Message",
     "MessageRow",
     "ModelClientConfig",
     "ModelRequestConfig",
+    "Outcome",
+    "Recommendation",
     "Reinjection",
+    "Simulation",
     "Span",
+    "Step",
+    "SummaryModel",
+    "Sweep",
     "TokenCounter",
     "ToolCall",
     "ToolDef",
@@ -63,6 +83,7 @@ __all__ = [
     "classify",
     "decide",
     "effective_keep",
+    "estimate_live_cost",
     "get_counter",
     "index_dumps",
     "last_user_index",
@@ -70,6 +91,7 @@ __all__ = [
     "load_conversations",
     "profile",
     "read_dump",
+    "recommend",
     "resolve_context_max",
     "simulate",
     "sweep",

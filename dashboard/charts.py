@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
-from compressor.outcome import CompactionEvent
+from compressor.replay import CompactionEvent
 
 SEGMENT_ORDER: tuple[str, ...] = ("system", "prefix", "compress", "tail", "unanchored")
 COLORS: dict[str, str] = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from compressor.sweep import Recommendation
+from compressor.replay import Recommendation
 from compressor.trigger import Decision
 from compressor.windows import Capacity
 

@@ -13,9 +13,7 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from compressor.outcome import Outcome
-from compressor.simulate import Simulation
-from compressor.sweep import Metric, Recommendation, Sweep
+from compressor.replay import Metric, Outcome, Recommendation, Simulation, Sweep
 
 COLORS: dict[str, str] = {
     "sent": "#4C78A8",

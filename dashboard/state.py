@@ -17,10 +17,9 @@ import streamlit as st
 
 from compressor.analysis import Analysis, analyze
 from compressor.config import ModelClientConfig, ModelRequestConfig
+from compressor.replay import LiveCostEstimate, Simulation, Sweep, estimate_live_cost, simulate
+from compressor.replay import sweep as run_sweep
 from compressor.secrets import Finding, find_secrets_in_messages
-from compressor.simulate import LiveCostEstimate, Simulation, estimate_live_cost, simulate
-from compressor.sweep import Sweep
-from compressor.sweep import sweep as run_sweep
 from compressor.windows import Capacity, resolve_context_max
 
 from . import roots

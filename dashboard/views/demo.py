@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from compressor.outcome import CompactionEvent, Step
-from compressor.simulate import Simulation
-from compressor.sweep import recommend, sweep
+from compressor.replay import CompactionEvent, Simulation, Step, recommend, sweep
 from dashboard import charts, report, state
 from dashboard.components import plain, stop_when_empty
 from dashboard.i18n import capacity_text, chart_labels, reason_text, t, trace_names

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from compressor.errors import CompressorError
-from compressor.sweep import recommend
+from compressor.replay import recommend
 from dashboard import charts, report, state, tables
 from dashboard.components import plain, stop_when_empty, table
 from dashboard.i18n import capacity_text, chart_labels, reason_text, recommendation_reasons, t

@@ -21,8 +21,8 @@ from compressor.backends import OfflineBackend
 from compressor.backends.base import ModelReply
 from compressor.compactor import CompactionResult, CurrentRoundCompressor
 from compressor.config import CurrentRoundCompressorConfig
-from compressor.debuglog import read_debug_log
 from compressor.dumps import TEMP_PREFIX, DumpIndexCache, index_dumps, read_dump, write_dump
+from compressor.dumps.debuglog import read_debug_log
 from compressor.messages import Conversation, Message, ToolDef
 from tests.support.privileges import unprivileged
 
@@ -178,7 +178,7 @@ class TestWriteErrorPartway:
 _TORN_LOG = r"""
 import resource, signal, sys
 sys.path.insert(0, {repo!r})
-from compressor.debuglog import DebugLog
+from compressor.dumps.debuglog import DebugLog
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 log = DebugLog({folder!r})
 resource.setrlimit(resource.RLIMIT_FSIZE, (1000, resource.RLIM_INFINITY))

@@ -10,14 +10,6 @@ from typing import Any
 
 import pytest
 
-from compressor.debuglog import (
-    DEBUG_DIR_ENV,
-    DebugLog,
-    read_debug_log,
-    resolve_debug_dir,
-    span_built_fields,
-    span_entries,
-)
 from compressor.dumps import (
     DUMP_DIR_ENV,
     EXTENSION_KEY,
@@ -32,6 +24,14 @@ from compressor.dumps import (
     read_dump,
     resolve_dump_dir,
     write_dump,
+)
+from compressor.dumps.debuglog import (
+    DEBUG_DIR_ENV,
+    DebugLog,
+    read_debug_log,
+    resolve_debug_dir,
+    span_built_fields,
+    span_entries,
 )
 from compressor.errors import DumpFormatError
 from compressor.messages import Message, ToolDef

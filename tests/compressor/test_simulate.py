@@ -27,13 +27,11 @@ from compressor.config import CurrentRoundCompressorConfig
 from compressor.errors import ConfigError
 from compressor.formats import load_conversations
 from compressor.messages import Conversation, Message
-from compressor.outcome import Outcome
 from compressor.prompt import build_prompt, extract_summary, memory_message
 from compressor.reinjection import build_reinjection
-from compressor.runindex import filler
-from compressor.simulate import SummaryModel, estimate_live_cost, simulate
+from compressor.replay import Outcome, SummaryModel, Sweep, estimate_live_cost, recommend, simulate, sweep
+from compressor.replay.index import filler
 from compressor.spans import build_span, effective_keep, last_user_index
-from compressor.sweep import Sweep, recommend, sweep
 from compressor.tokens import get_counter, window_total
 from compressor.trigger import decide
 from compressor.windows import Capacity

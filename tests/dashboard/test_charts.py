@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from compressor.analysis import analyze
 from compressor.dumps import index_dumps
 from compressor.messages import Conversation, Message
-from compressor.outcome import CompactionEvent
+from compressor.replay import CompactionEvent
 from dashboard import charts, tables
 from tests.dashboard.conftest import OPENJIUWEN_DUMPS, demo_analysis
 

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from compressor.config import CurrentRoundCompressorConfig
-from compressor.simulate import Simulation, simulate
+from compressor.replay import Simulation, simulate
 from dashboard import state
 from tests.conftest import SAMPLES
 from tests.dashboard.conftest import demo_conversation, no_exception, texts, unescaped

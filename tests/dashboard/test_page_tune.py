@@ -14,9 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from compressor.backends import OfflineBackend
 from compressor.config import CurrentRoundCompressorConfig
-from compressor.outcome import Outcome
-from compressor.simulate import estimate_live_cost, simulate
-from compressor.sweep import Sweep, recommend, sweep
+from compressor.replay import Outcome, Sweep, estimate_live_cost, recommend, simulate, sweep
 from dashboard import state
 from tests.conftest import SAMPLES
 from tests.dashboard.conftest import demo_conversation, no_exception, texts, unescaped

@@ -11,8 +11,7 @@ import pytest
 from benchmarks.generate import conversation_dicts
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.messages import Conversation
-from compressor.simulate import Simulation, simulate
-from compressor.sweep import Recommendation, Sweep, recommend, sweep
+from compressor.replay import Recommendation, Simulation, Sweep, recommend, simulate, sweep
 from dashboard.report import (
     HEATMAPS,
     build_report,

@@ -22,7 +22,7 @@ from compressor.analysis import analyze
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.dumps import index_dumps
 from compressor.formats import load_conversation, load_conversations
-from compressor.simulate import Simulation, simulate
+from compressor.replay import Simulation, simulate
 from dashboard import roots, state
 from dashboard.app import CONVERSATION_PAGES, RUN_PAGES, available
 from dashboard.i18n import EN, explain, translate

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 
-from .errors import ConfigError
-from .messages import Message
-from .outcome import CompactionEvent, Outcome, Step, SummaryModel
-from .recovery import RecoveredFiles
-from .runindex import RunIndex, TotalSource
-from .tokens import LIST_OVERHEAD
-from .trigger import min_target_for, threshold_for
+from ..errors import ConfigError
+from ..messages import Message
+from ..tokens import LIST_OVERHEAD
+from ..trigger import min_target_for, threshold_for
+from .index import RunIndex, TotalSource
+from .recovered import RecoveredFiles
+from .values import CompactionEvent, Outcome, Step, SummaryModel
 
 #: How the recovered-context message names each file it carries.
 FILE_LINE = "Recently read file: "

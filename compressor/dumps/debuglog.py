@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .messages import Message
-from .spans import Span
+from ..messages import Message
+from ..spans import Span
 
 DEBUG_DIR_ENV = "OPENJIUWEN_CONTEXT_DEBUG_DIR"
 DEFAULT_PROCESSOR = "CurrentRoundCompressor"

@@ -1,7 +1,7 @@
 """Compression dumps (SPEC §13): openJiuwen's file names and keys, written atomically; the one import point.
 
 Invariant: a dump file appears complete or not at all and never replaces another file, and our additions live
-under the one extra key ``compaction_lab``. Reading is in ``dumpreader``, listing a directory in ``dumpindex``.
+under the one extra key ``compaction_lab``. Reading is in ``reader``, listing a directory in ``index``.
 """
 
 from __future__ import annotations
@@ -18,19 +18,15 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ..errors import CompressorError
+from ..messages import Message, ToolDef
+from ..reinjection import Reinjection
 from .debuglog import (
-    DEBUG_DIR_ENV,
     DEFAULT_PROCESSOR,
-    DebugLog,
     contains_secret,
-    resolve_debug_dir,
     resolve_dir,
     safe_name_part,
-    span_built_fields,
 )
-from .errors import CompressorError
-from .messages import Message, ToolDef
-from .reinjection import Reinjection
 
 DUMP_DIR_ENV = "OPENJIUWEN_COMPRESSION_DUMP_DIR"
 EXTENSION_KEY = "compaction_lab"
@@ -288,32 +284,3 @@ def _fsync_directory(folder: Path) -> None:
             os.close(fd)
 
 
-# Reading and indexing live in their own modules; importing them here keeps one import point for callers.
-from .dumpindex import DEFAULT_CACHE, DumpIndex, DumpIndexCache, index_dumps  # noqa: E402
-from .dumpreader import DumpRecord, DumpSummary, debug_window, read_dump  # noqa: E402
-
-__all__ = [
-    "DEBUG_DIR_ENV",
-    "DEFAULT_CACHE",
-    "DUMP_DIR_ENV",
-    "EXTENSION_KEY",
-    "OPENJIUWEN_KEYS",
-    "DebugLog",
-    "DumpIndex",
-    "DumpIndexCache",
-    "DumpRecord",
-    "DumpSummary",
-    "DumpWriteError",
-    "LabExtension",
-    "benefit_of",
-    "build_dump_record",
-    "debug_window",
-    "dump_file_name",
-    "index_dumps",
-    "package_version",
-    "read_dump",
-    "resolve_debug_dir",
-    "resolve_dump_dir",
-    "span_built_fields",
-    "write_dump",
-]

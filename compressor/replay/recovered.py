@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from .reinjection import MAX_FILES, TOTAL_CHAR_BUDGET
-from .runindex import OriginalRounds, Read, RoundState, RunIndex, walk_rounds
+from ..reinjection import MAX_FILES, TOTAL_CHAR_BUDGET
+from .index import OriginalRounds, Read, RoundState, RunIndex, walk_rounds
 
 
 class RecoveredFiles:

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..errors import DumpFormatError
 from .debuglog import debug_log_name, read_debug_log
-from .dumpreader import DumpSummary, extension_retries, load_dump_file, summarise
-from .errors import DumpFormatError
+from .reader import DumpSummary, extension_retries, load_dump_file, summarise
 
 _StatKey = tuple[str, int, int]
 

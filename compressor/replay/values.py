@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .backends import Backend
-from .errors import ConfigError
-from .runindex import TotalSource
+from ..backends import Backend
+from ..errors import ConfigError
+from .index import TotalSource
 
 SummaryKind = Literal["offline", "fixed", "ratio", "live"]
 

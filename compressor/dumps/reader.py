@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..errors import DumpFormatError
+from ..messages import Message, ToolDef
 from .debuglog import debug_log_name, read_debug_log
-from .errors import DumpFormatError
-from .messages import Message, ToolDef
 
 # -- the file format at the boundary ---------------------------------------------------------------
 

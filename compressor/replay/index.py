@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any, Literal
 
-from .backends.offline import build_reply
-from .messages import Conversation, Message, ToolCall
-from .prompt import build_prompt, extract_summary, memory_message
-from .reinjection import (
+from ..backends.offline import build_reply
+from ..messages import Conversation, Message, ToolCall
+from ..prompt import build_prompt, extract_summary, memory_message
+from ..reinjection import (
     READ_FILE_TOOLS,
     ReinjectedFile,
     is_excluded_path,
@@ -25,7 +25,7 @@ from .reinjection import (
     reinjection_from_files,
     result_text_of,
 )
-from .tokens import LIST_OVERHEAD, TokenCounter, profile
+from ..tokens import LIST_OVERHEAD, TokenCounter, profile
 
 TotalSource = Literal["usage", "counted"]
 #: The completed-rounds walk's state after a position: (round start, pending call ids, rounds completed).

@@ -1,0 +1,216 @@
+"""``simulate()``: replay a whole agent run under one setting, compacting wherever openJiuwen would.
+
+Invariant: until the first compaction every window is the original run's (SPEC §6, usage included), so
+``first_trigger_index`` is analyze() on ``messages[:i]``; after it every window is counted (see ``simulate``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from ..backends import Backend
+from ..config import CurrentRoundCompressorConfig
+from ..messages import Conversation, Message
+from ..tokens import TokenCounter, get_counter
+from ..windows import Capacity, resolve_context_max
+from .index import run_index
+from .player import LiveCompaction, Player
+from .values import CompactionEvent, Outcome, Step, SummaryModel
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """One setting over one run: the outcome, every model-call step and every compaction attempt."""
+
+    outcome: Outcome
+    steps: tuple[Step, ...]
+    events: tuple[CompactionEvent, ...]  # every compaction attempt, refused ones included
+    capacity: Capacity
+    counter: str
+    summary: str
+    source: str
+    messages: int
+    #: openJiuwen compacts only with both a model and a client configured; the simulation shows what it would do
+    model_configured: bool = False
+
+    @property
+    def context_max(self) -> int:
+        return self.capacity.tokens
+
+    @property
+    def first_trigger_index(self) -> int | None:
+        return self.outcome.first_trigger_index
+
+    @property
+    def compactions(self) -> int:
+        return self.outcome.compactions
+
+    @property
+    def peak_tokens(self) -> int:
+        return self.outcome.peak_tokens
+
+    @property
+    def peak_utilisation(self) -> float:
+        return self.outcome.peak_utilisation
+
+    @property
+    def steps_over_capacity(self) -> int:
+        return self.outcome.steps_over_capacity
+
+    @property
+    def compaction_input_tokens(self) -> int:
+        return self.outcome.compaction_input_tokens
+
+    @property
+    def agent_input_tokens(self) -> int:
+        return self.outcome.agent_input_tokens
+
+    @property
+    def agent_input_tokens_uncompacted(self) -> int:
+        return self.outcome.agent_input_tokens_uncompacted
+
+    def to_dict(self, *, include_steps: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "source": self.source,
+            "messages": self.messages,
+            "counter": self.counter,
+            "summary": self.summary,
+            "context_max_source": self.capacity.source,
+            "model": self.capacity.model,
+            "model_configured": self.model_configured,
+            **self.outcome.to_dict(),
+            "compaction_events": [event.to_dict() for event in self.events],
+        }
+        if include_steps:
+            out["steps"] = [step.to_dict() for step in self.steps]
+        return out
+
+
+def simulate(
+    conversation: Conversation,
+    config: CurrentRoundCompressorConfig | None = None,
+    *,
+    context_max: int | None = None,
+    model: str | None = None,
+    counter: str | TokenCounter = "cl100k_base",
+    summary: str | Backend | SummaryModel = "offline",
+) -> Simulation:
+    """Replay ``conversation`` under ``config``: at each assistant message, decide and maybe compact (SPEC §8, §10).
+
+    ``summary`` sizes each compaction's memory block: ``"offline"`` runs the offline backend on the real request,
+    ``"fixed:N"`` costs N tokens, ``"ratio:X"`` costs ``int(X × count(compress))`` tokens, and a Backend is
+    called for real through ``CurrentRoundCompressor.compact(force=True)`` (estimate first: ``estimate_live_cost``).
+
+    Reported usage: openJiuwen marks usage stale after a compaction (``metadata.context_usage_stale``), so messages
+    kept from before a compaction no longer anchor the total. The later messages of the file carry usage that
+    was measured on the *uncompacted* run, which the simulated agent no longer sends; using it would put the
+    uncompacted size back. So once a compaction succeeds, every later window takes SPEC §6's counted path —
+    exactly what openJiuwen computes right after a compaction, when no fresh usage exists yet.
+    """
+    config = config or CurrentRoundCompressorConfig()
+    if model is None and config.model is not None:
+        model = config.model.model_name
+    capacity = resolve_context_max(context_max, model)
+    token_counter = get_counter(counter) if isinstance(counter, str) else counter
+    summary_model = SummaryModel.parse(summary)
+    index = run_index(conversation, token_counter)
+    settings = (config.trigger_context_ratio, config.keep_recent_messages, config.min_target_context_ratio)
+    if summary_model.kind == "live":
+        assert summary_model.backend is not None
+        with asyncio.Runner() as runner:
+            live = _live_compaction(conversation, config, summary_model.backend, capacity.tokens, token_counter, runner)
+            played = Player(index, capacity.tokens, summary_model, record=True, live=live).play(*settings)
+    else:
+        played = Player(index, capacity.tokens, summary_model, record=True).play(*settings)
+    return Simulation(
+        outcome=played.outcome,
+        steps=played.steps,
+        events=played.compactions,
+        capacity=capacity,
+        counter=token_counter.name,
+        summary=summary_model.label,
+        source=conversation.name,
+        messages=len(conversation.messages),
+        model_configured=config.model_configured,
+    )
+
+
+def _live_compaction(
+    conversation: Conversation,
+    config: CurrentRoundCompressorConfig,
+    backend: Backend,
+    context_max: int,
+    counter: TokenCounter,
+    runner: asyncio.Runner,
+) -> LiveCompaction:
+    from ..compactor import CurrentRoundCompressor
+
+    # A simulation writes nothing: dumps stay off whatever the config says.
+    compressor = CurrentRoundCompressor(
+        config.with_settings(enable_compression_dump=False), backend, context_max=context_max, counter=counter
+    )
+
+    def compact(messages: list[Message]) -> tuple[str, str, tuple[int, int, int], list[Message], int, int, str]:
+        result = runner.run(compressor.compact(conversation.with_messages(messages), force=True))
+        prefix, _, tail = result.span_counts
+        added = list(result.messages[prefix : len(result.messages) - tail]) if result.status == "compacted" else []
+        request = sum(attempt.request_tokens for attempt in result.attempts)
+        return result.status, result.reason, result.span_counts, added, request, len(result.attempts), result.summary or ""
+
+    return compact
+
+
+@dataclass(frozen=True)
+class LiveCostEstimate:
+    """What a live simulation would send, estimated with summaries sized as a share of the span."""
+
+    calls: int
+    request_tokens: int
+    largest_request_tokens: int
+    summary_ratio: float
+    context_max: int
+
+    def describe(self) -> str:
+        if not self.calls:
+            return "No compaction would fire on this run with these settings: no model calls."
+        return (
+            f"About {self.calls} compaction call(s) sending about {self.request_tokens:,} input tokens in all "
+            f"(largest request {self.largest_request_tokens:,}), assuming summaries of {self.summary_ratio:.0%} "
+            "of the compressed span; retries would add more."
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "request_tokens": self.request_tokens,
+            "largest_request_tokens": self.largest_request_tokens,
+            "summary_ratio": self.summary_ratio,
+            "context_max": self.context_max,
+            "description": self.describe(),
+        }
+
+
+def estimate_live_cost(
+    conversation: Conversation,
+    config: CurrentRoundCompressorConfig | None = None,
+    *,
+    context_max: int | None = None,
+    model: str | None = None,
+    counter: str | TokenCounter = "cl100k_base",
+    summary_ratio: float = 0.1,
+) -> LiveCostEstimate:
+    """The calls and tokens a live simulation would send, so a UI can ask before spending them."""
+    simulation = simulate(
+        conversation, config, context_max=context_max, model=model, counter=counter,
+        summary=SummaryModel.parse(f"ratio:{summary_ratio}"),
+    )
+    requests = [event.request_tokens for event in simulation.events]
+    return LiveCostEstimate(
+        calls=sum(event.calls for event in simulation.events),
+        request_tokens=sum(requests),
+        largest_request_tokens=max(requests, default=0),
+        summary_ratio=summary_ratio,
+        context_max=simulation.context_max,
+    )
