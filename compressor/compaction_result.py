@@ -50,6 +50,7 @@ class CompactionResult:
     analysis: Analysis = field(repr=False)
     backend_label: str
     span_counts: tuple[int, int, int]
+    compress_tokens: int  # count() of the compressed span (SPEC §5), after any overflow shrink
     messages: tuple[Message, ...] = field(repr=False)
     conversation: Conversation = field(repr=False)
     tokens_before: int
@@ -123,6 +124,7 @@ class CompactionResult:
                 "compress": self.span_counts[1],
                 "tail": self.span_counts[2],
             },
+            "compress_tokens": self.compress_tokens,
             "attempts": [a.to_dict() for a in self.attempts],
             "calls": self.calls,
             "request_message_counts": [a.message_count for a in self.attempts],

@@ -169,6 +169,11 @@ class _Run:
     def span_counts(self) -> tuple[int, int, int]:
         return (self.prefix_end, self.compress_end - self.prefix_end, len(self.context) - self.compress_end)
 
+    @property
+    def compress_tokens(self) -> int:
+        """count() of the span being compressed, as it stands after any overflow shrink (0 when empty)."""
+        return self.counter.count(self.context[self.prefix_end : self.compress_end])
+
     def unchanged(self, status: Status, reason: str, *, error: str | None = None,
                   raw: str | None = None, summary: str | None = None, usage: dict[str, Any] | None = None,
                   tokens_after: int | None = None) -> CompactionResult:
@@ -178,6 +183,7 @@ class _Run:
             analysis=self.analysis,
             backend_label=self.owner.backend.label,
             span_counts=self.span_counts,
+            compress_tokens=self.compress_tokens,
             messages=tuple(self.context),
             conversation=self.conversation,
             tokens_before=self.tokens_before,
@@ -218,6 +224,7 @@ class _Run:
             analysis=self.analysis,
             backend_label=self.owner.backend.label,
             span_counts=self.span_counts,
+            compress_tokens=self.compress_tokens,
             messages=tuple(new_context),
             conversation=self.conversation.with_messages(new_context),
             tokens_before=self.tokens_before,
@@ -246,7 +253,7 @@ class _Run:
             context_id=context_id,
             context_max=self.analysis.context_max,
             tokens_before=result.tokens_before,
-            target_tokens=self.counter.count(self.context[self.prefix_end : self.compress_end]),
+            target_tokens=result.compress_tokens,
             span_counts=result.span_counts,
             prompt=result.prompt,
             system_messages_count=len(self.conversation.system),

@@ -89,7 +89,7 @@ def context_figure(simulation: Simulation) -> go.Figure:
         )
     )
     for outcome, label, symbol in (("compacted", "compaction", "triangle-down"), ("skipped", "refused", "x")):
-        chosen = [step for step in steps if step.event.startswith(outcome)]
+        chosen = [step for step in steps if step.event == outcome]
         if chosen:
             fig.add_trace(
                 go.Scatter(
@@ -102,7 +102,7 @@ def context_figure(simulation: Simulation) -> go.Figure:
                         "size": 11,
                         "color": COLORS[outcome if outcome == "compacted" else "refused"],
                     },
-                    text=[step.event for step in chosen],
+                    text=[step.skip_reason or step.event for step in chosen],
                     hovertemplate="message %{x}: %{y:,} tokens<br>%{text}",
                 )
             )
@@ -209,7 +209,7 @@ def compactions_table(simulation: Simulation) -> str:
     rows = [
         (
             event.index,
-            event.outcome,
+            event.status if not event.reason else f"{event.status}: {event.reason}",
             f"{event.span[0]} / {event.span[1]} / {event.span[2]}",
             f"{event.compress_tokens:,}",
             f"{event.tokens_before:,} → {event.tokens_after:,}",

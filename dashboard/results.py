@@ -60,8 +60,7 @@ def run_compaction(
 
 def before_after_parts(result: Any) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """The stacked bars' parts: prefix · compressed span → prefix · memory block · reinjection · tail."""
-    prefix_count, compress_count, _ = result.span_counts
-    compressed = result.analysis.profile.count_range(prefix_count, prefix_count + compress_count)
+    compressed = result.compress_tokens
     # Zero-sized memory and reinjection parts keep the trace order the same in both bars: tail drawn last.
     before = [
         ("prefix", result.prefix_tokens),

@@ -9,12 +9,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import Any
 
 import pandas as pd
 
 from compressor.analysis import Analysis
 from compressor.messages import Conversation, Message
+from compressor.replay import CompactionEvent
 from compressor.tokens import get_counter, profile
 
 PREVIEW_CHARS = 120
@@ -344,12 +346,14 @@ def dump_span_frame(record: Any, counter: str = "cl100k_base") -> pd.DataFrame:
     )
 
 
-def compactions_frame(events: Sequence[Any], outcome_text: Callable[[str], str] = str) -> pd.DataFrame:
-    """One row per compaction attempt of a replayed run (compressor.outcome CompactionEvent values)."""
+def compactions_frame(
+    events: Sequence[CompactionEvent], outcome_text: Callable[[CompactionEvent], str] = attrgetter("status")
+) -> pd.DataFrame:
+    """One row per compaction attempt of a replayed run, its outcome worded by ``outcome_text``."""
     rows = [
         {
             "message": event.index,
-            "outcome": outcome_text(event.outcome),
+            "outcome": outcome_text(event),
             "span": " / ".join(str(count) for count in event.span),
             "compress": event.compress_tokens,
             "before": event.tokens_before,

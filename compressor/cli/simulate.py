@@ -142,7 +142,7 @@ def format_report(simulation: Simulation, swept: Any, recommendation: Any) -> st
     ]
     for event in simulation.events:
         lines.append(
-            f"  message {event.index:>6}: {event.outcome:<20} span {event.span[0]}/{event.span[1]}/{event.span[2]}, "
+            f"  message {event.index:>6}: {event.status + (f' ({event.reason})' if event.reason else ''):<24} span {event.span[0]}/{event.span[1]}/{event.span[2]}, "
             f"context {event.tokens_before:,} → {event.tokens_after:,} (memory {event.memory_tokens:,}, "
             f"reinjection {event.reinjection_tokens:,}), request {event.request_tokens:,}"
         )

@@ -17,14 +17,25 @@ from ..tokens import LIST_OVERHEAD
 from ..trigger import min_target_for, threshold_for
 from .index import RunIndex, TotalSource
 from .recovered import RecoveredFiles
-from .values import CompactionEvent, Outcome, Step, SummaryModel
+from .values import CompactionEvent, Outcome, Step, StepEvent, SummaryModel
 
-#: How the recovered-context message names each file it carries.
-FILE_LINE = "Recently read file: "
 
-#: A live compaction: given the context, returns (status, reason, span counts, the messages it added,
-#: request tokens of all its calls, number of calls, summary text).
-LiveCompaction = Callable[[list[Message]], tuple[str, str, tuple[int, int, int], list[Message], int, int, str]]
+@dataclass(frozen=True, kw_only=True)
+class LiveAttempt:
+    """What one live compaction did to a context: the compactor's own result, reduced to what playback needs."""
+
+    compacted: bool
+    reason: str  # the compactor's reason code when it did not compact
+    span: tuple[int, int, int]  # prefix, compress, tail message counts
+    added: tuple[Message, ...]  # the memory block, then the recovered-context message when there is one
+    reinjected_files: tuple[str, ...]  # paths the recovered-context message carries
+    request_tokens: int  # over every call made
+    calls: int
+    summary: str
+
+
+#: A live compaction: the context in, what the compactor did out.
+LiveCompaction = Callable[[list[Message]], LiveAttempt]
 
 
 @dataclass(frozen=True)
@@ -181,7 +192,7 @@ class Player:
             total, source = index.uncompacted[step], index.sources[step]
         sent = total
         compress: int | None = None
-        event = "none"
+        event: StepEvent = "none"
         attempt: CompactionEvent | None = None
         if total < self.threshold:
             reason = "below_threshold"
@@ -201,7 +212,7 @@ class Player:
                             self.first = i
                         self._materialise(i)
                         attempt = self._compact(i, total, start, split, compress)
-                        event = attempt.outcome
+                        event = attempt.status
                         self.calls += attempt.calls
                         self.request_total += attempt.request_tokens
                         if event == "compacted":
@@ -218,12 +229,21 @@ class Player:
         if self.record:
             self.steps.append(
                 Step(
-                    i, total, source, sent, index.uncompacted[step], self.threshold, event, reason,
-                    len(self.entries) + i - self.materialised, compress,
-                    attempt.summary_tokens if attempt else 0,
-                    attempt.memory_tokens if attempt else 0,
-                    attempt.reinjection_tokens if attempt else 0,
-                    attempt.request_tokens if attempt else 0,
+                    index=i,
+                    context_tokens=total,
+                    total_source=source,
+                    sent_tokens=sent,
+                    uncompacted_tokens=index.uncompacted[step],
+                    threshold=self.threshold,
+                    event=event,
+                    reason=reason,
+                    skip_reason=attempt.reason if attempt else "",
+                    messages=len(self.entries) + i - self.materialised,
+                    compress_tokens=compress,
+                    summary_tokens=attempt.summary_tokens if attempt else 0,
+                    memory_tokens=attempt.memory_tokens if attempt else 0,
+                    reinjection_tokens=attempt.reinjection_tokens if attempt else 0,
+                    compaction_request_tokens=attempt.request_tokens if attempt else 0,
                 )
             )
 
@@ -304,8 +324,12 @@ class Player:
         elif self.model.kind == "ratio":
             wanted = int(self.model.ratio * compress)
             if wanted <= 0:  # the compactor treats an empty summary as a failed compaction
-                return CompactionEvent(i, "skipped:empty_summary", total, span, compress, 0, 0, 0, (), request, 1,
-                                       before, before, prefix_tokens=prefix_tokens, tail_tokens=tail_tokens)
+                return CompactionEvent(
+                    index=i, status="skipped", reason="empty_summary", context_tokens=total, span=span,
+                    compress_tokens=compress, summary_tokens=0, memory_tokens=0, reinjection_tokens=0,
+                    reinjected_files=(), request_tokens=request, calls=1, tokens_before=before,
+                    tokens_after=before, prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
+                )
             memory = index.sized_memory(wanted)
         else:
             memory = index.offline_summary(entries[:split])
@@ -314,39 +338,43 @@ class Player:
         added_tokens = index.tokens[added] if added is not None else 0
         files = index.reinjected[added] if added is not None else ()
         after = cumulative[start] + memory_tokens + added_tokens + cumulative[size] - cumulative[split] + LIST_OVERHEAD
-        outcome = "compacted" if after < before else "skipped:no_benefit"
-        if outcome == "compacted":
+        compacted = after < before
+        if compacted:
             self._replace(start, split, [memory] if added is None else [memory, added])
-        return CompactionEvent(i, outcome, total, span, compress, index.summary_tokens[memory], memory_tokens,
-                               added_tokens, files, request, 1, before, after,
-                               prefix_tokens=prefix_tokens, tail_tokens=tail_tokens)
+        return CompactionEvent(
+            index=i, status="compacted" if compacted else "skipped", reason="" if compacted else "no_benefit",
+            context_tokens=total, span=span, compress_tokens=compress, summary_tokens=index.summary_tokens[memory],
+            memory_tokens=memory_tokens, reinjection_tokens=added_tokens, reinjected_files=files,
+            request_tokens=request, calls=1, tokens_before=before, tokens_after=after,
+            prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
+        )
 
     def _compact_live(self, i: int, total: int, start: int, split: int, compress: int) -> CompactionEvent:
         assert self.live is not None
         index, entries = self.index, self.entries
         size = len(entries)
         before = self.cumulative[size] + LIST_OVERHEAD
-        status, reason, span, added_messages, request, calls, summary = self.live([index.message(e) for e in entries])
-        summary_tokens = index.counter.tok(summary) if summary else 0
-        prefix, _, tail = span
+        live = self.live([index.message(e) for e in entries])
+        summary_tokens = index.counter.tok(live.summary) if live.summary else 0
+        prefix, _, tail = live.span
         prefix_tokens, tail_tokens = self._list_tokens(0, prefix), self._list_tokens(size - tail, size)
-        if status != "compacted":
-            return CompactionEvent(i, f"skipped:{reason}", total, span, compress, summary_tokens, 0, 0, (), request,
-                                   calls, before, before, prefix_tokens=prefix_tokens, tail_tokens=tail_tokens)
+        if not live.compacted:
+            return CompactionEvent(
+                index=i, status="skipped", reason=live.reason, context_tokens=total, span=live.span,
+                compress_tokens=compress, summary_tokens=summary_tokens, memory_tokens=0, reinjection_tokens=0,
+                reinjected_files=(), request_tokens=live.request_tokens, calls=live.calls, tokens_before=before,
+                tokens_after=before, prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
+            )
         if prefix != start:
             raise RuntimeError(f"live compaction kept a prefix of {prefix} messages where {start} were expected")
-        added = [index.added_message(m) for m in added_messages]
+        added = [index.added_message(m) for m in live.added]
         self._replace(start, size - tail, added)
-        files = tuple(
-            line.removeprefix(FILE_LINE)
-            for m in added_messages[1:]
-            for line in m.text.splitlines()
-            if line.startswith(FILE_LINE)
-        )
         return CompactionEvent(
-            i, "compacted", total, span, compress, summary_tokens, index.tokens[added[0]] if added else 0,
-            sum(index.tokens[e] for e in added[1:]), files, request, calls, before, self.cumulative[-1] + LIST_OVERHEAD,
-            prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
+            index=i, status="compacted", context_tokens=total, span=live.span, compress_tokens=compress,
+            summary_tokens=summary_tokens, memory_tokens=index.tokens[added[0]] if added else 0,
+            reinjection_tokens=sum(index.tokens[e] for e in added[1:]), reinjected_files=live.reinjected_files,
+            request_tokens=live.request_tokens, calls=live.calls, tokens_before=before,
+            tokens_after=self.cumulative[-1] + LIST_OVERHEAD, prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
         )
 
     def _list_tokens(self, start: int, end: int) -> int:

@@ -16,7 +16,7 @@ from ..messages import Conversation, Message
 from ..tokens import TokenCounter, get_counter
 from ..windows import Capacity, resolve_context_max
 from .index import run_index
-from .player import LiveCompaction, Player
+from .player import LiveAttempt, LiveCompaction, Player
 from .values import CompactionEvent, Outcome, Step, SummaryModel
 
 
@@ -152,12 +152,20 @@ def _live_compaction(
         config.with_settings(enable_compression_dump=False), backend, context_max=context_max, counter=counter
     )
 
-    def compact(messages: list[Message]) -> tuple[str, str, tuple[int, int, int], list[Message], int, int, str]:
+    def compact(messages: list[Message]) -> LiveAttempt:
         result = runner.run(compressor.compact(conversation.with_messages(messages), force=True))
         prefix, _, tail = result.span_counts
-        added = list(result.messages[prefix : len(result.messages) - tail]) if result.status == "compacted" else []
-        request = sum(attempt.request_tokens for attempt in result.attempts)
-        return result.status, result.reason, result.span_counts, added, request, len(result.attempts), result.summary or ""
+        compacted = result.status == "compacted"
+        return LiveAttempt(
+            compacted=compacted,
+            reason=result.reason,
+            span=result.span_counts,
+            added=tuple(result.messages[prefix : len(result.messages) - tail]) if compacted else (),
+            reinjected_files=tuple(f.path for f in result.reinjection.files) if result.reinjection else (),
+            request_tokens=sum(attempt.request_tokens for attempt in result.attempts),
+            calls=len(result.attempts),
+            summary=result.summary or "",
+        )
 
     return compact
 

@@ -71,7 +71,14 @@ class SummaryModel:
 # -- per-step values -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+#: What happened at a model-call point: nothing, a compaction, or a compaction attempt that was refused.
+StepEvent = Literal["none", "compacted", "skipped"]
+#: A compaction attempt's status; a skipped one says why in ``reason`` (``no_benefit``, ``empty_summary`` or
+#: the compactor's reason code for a failed live call).
+EventStatus = Literal["compacted", "skipped"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Step:
     """One model-call point: what the trigger read, what it decided, and what was sent to the model."""
 
@@ -81,8 +88,9 @@ class Step:
     sent_tokens: int  # the window total sent to the model (after the compaction, when one happened)
     uncompacted_tokens: int  # the window total of the original run at this point
     threshold: int
-    event: str  # "none", "compacted" or "skipped:<reason>"
+    event: StepEvent
     reason: str  # the trigger's reason (SPEC §8)
+    skip_reason: str = ""  # why a compaction attempted here was refused ("" unless event == "skipped")
     messages: int  # context messages sent
     compress_tokens: int | None = None
     summary_tokens: int = 0
@@ -100,6 +108,7 @@ class Step:
             "threshold": self.threshold,
             "event": self.event,
             "reason": self.reason,
+            "skip_reason": self.skip_reason,
             "messages": self.messages,
             "compress_tokens": self.compress_tokens,
             "summary_tokens": self.summary_tokens,
@@ -109,7 +118,7 @@ class Step:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CompactionEvent:
     """One compaction attempt: the span it took, what it cost and what it left (refused ones included).
 
@@ -119,7 +128,8 @@ class CompactionEvent:
     """
 
     index: int
-    outcome: str  # "compacted" or "skipped:<reason>"
+    status: EventStatus
+    reason: str = ""  # why it was skipped; "" when it compacted
     context_tokens: int
     span: tuple[int, int, int]  # prefix, compress, tail message counts
     compress_tokens: int
@@ -141,7 +151,8 @@ class CompactionEvent:
     def to_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
-            "outcome": self.outcome,
+            "status": self.status,
+            "reason": self.reason,
             "context_tokens": self.context_tokens,
             "span": {"prefix": self.span[0], "compress": self.span[1], "tail": self.span[2]},
             "compress_tokens": self.compress_tokens,
@@ -159,7 +170,7 @@ class CompactionEvent:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Outcome:
     """What one setting does over the whole run.
 

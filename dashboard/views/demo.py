@@ -52,7 +52,7 @@ overview = charts.relabel(
 
 def headline(step: Step, event: CompactionEvent | None, run: Simulation) -> tuple[str, str]:
     """The step in two plain sentences: what happened, then what it means."""
-    if event is not None and event.outcome == "compacted":
+    if event is not None and event.status == "compacted":
         return (
             t(
                 "demo.caption.compacted",
@@ -69,8 +69,7 @@ def headline(step: Step, event: CompactionEvent | None, run: Simulation) -> tupl
             ),
         )
     if event is not None:
-        reason = event.outcome.partition(":")[2]
-        why = t("demo.no_benefit") if reason == "no_benefit" else reason_text(reason)
+        why = t("demo.no_benefit") if event.reason == "no_benefit" else reason_text(event.reason)
         return (
             t("demo.caption.crossed", tokens=step.context_tokens, threshold=step.threshold),
             t("demo.caption.refused", reason=why),
@@ -145,7 +144,7 @@ def playback() -> None:
         ),
         key="demo_gauge",
     )
-    if event is not None and event.outcome == "compacted":
+    if event is not None and event.status == "compacted":
         before, after = charts.compaction_parts(event)
         st.plotly_chart(charts.before_after(before, after, labels=labels), key="demo_before_after")
     st.plotly_chart(charts.mark_step(overview, step.index, t("demo.now")), key="demo_overview")

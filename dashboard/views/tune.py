@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from compressor.errors import CompressorError
-from compressor.replay import recommend
+from compressor.replay import CompactionEvent, recommend
 from dashboard import charts, report, state, tables
 from dashboard.components import plain, stop_when_empty, table
 from dashboard.i18n import capacity_text, chart_labels, reason_text, recommendation_reasons, t
@@ -34,11 +34,11 @@ SUMMARY_LABELS = {
 }
 
 
-def outcome_text(outcome: str) -> str:
-    """A compaction attempt's outcome ("compacted" or "skipped:<reason>") in words."""
-    if outcome == "compacted":
+def outcome_text(event: CompactionEvent) -> str:
+    """A compaction attempt's outcome in words: compacted, or skipped and why."""
+    if event.status == "compacted":
         return t("status.compacted")
-    reason = outcome.partition(":")[2]
+    reason = event.reason
     if reason == "no_benefit":
         return t("status.no_benefit")
     return f"{t('status.skipped')}: {reason_text(reason)}"

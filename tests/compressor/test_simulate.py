@@ -144,11 +144,16 @@ def reference(
     return steps
 
 
+def label(event: str, reason: str) -> str:
+    """The reference engine's label for what happened at a step: none, compacted or skipped:<reason>."""
+    return f"{event}:{reason}" if reason else event
+
+
 def engine_steps(simulation: Any) -> list[RefStep]:
     events = {event.index: event for event in simulation.events}
     assert len(events) == len(simulation.events)
     return [
-        RefStep(s.index, s.context_tokens, s.sent_tokens, s.reason, s.event, s.compress_tokens,
+        RefStep(s.index, s.context_tokens, s.sent_tokens, s.reason, label(s.event, s.skip_reason), s.compress_tokens,
                 s.compaction_request_tokens, s.memory_tokens, s.reinjection_tokens,
                 events[s.index].prefix_tokens if s.index in events else 0,
                 events[s.index].tail_tokens if s.index in events else 0)
@@ -249,7 +254,10 @@ class TestHandCheckedRun:
         assert counter.message_tokens(memory_message(filler(counter, 100))) == 301
 
     def test_each_step(self, run: Any) -> None:
-        table = [(s.index, s.context_tokens, s.sent_tokens, s.event, s.reason, s.compress_tokens) for s in run.steps]
+        table = [
+            (s.index, s.context_tokens, s.sent_tokens, label(s.event, s.skip_reason), s.reason, s.compress_tokens)
+            for s in run.steps
+        ]
         assert table == [
             (1, 103, 103, "none", "below_threshold", None),
             (2, 403, 403, "none", "below_threshold", None),
@@ -344,7 +352,7 @@ class TestAgainstTheReference:
             for e in simulate(messy(seed), settings(0.5, 2, 0.0), context_max=6_000, counter="string_length",
                               summary="fixed:40").events
         ]
-        assert sum(e.outcome == "compacted" for e in events) > 20
+        assert sum(e.status == "compacted" for e in events) > 20
         assert any(e.reinjected_files for e in events)
         assert any(e.prefix_tokens for e in events) and any(e.tail_tokens for e in events)
 
@@ -465,8 +473,12 @@ class TestSweep:
 
 def outcome(ratio: float, keep: int, *, peak: int, compactions: int = 1, cost: int = 1000,
             min_target: float = 0.1) -> Outcome:
-    return Outcome(ratio, keep, min_target, 1000, int(1000 * ratio), 100, 10, 3, compactions, 0, peak, 0,
-                   compactions, cost, 50_000, 60_000)
+    return Outcome(
+        trigger_context_ratio=ratio, keep_recent_messages=keep, min_target_context_ratio=min_target,
+        context_max=1000, threshold=int(1000 * ratio), min_target_tokens=100, steps=10, first_trigger_index=3,
+        compactions=compactions, refused=0, peak_tokens=peak, steps_over_capacity=0, compaction_calls=compactions,
+        compaction_input_tokens=cost, agent_input_tokens=50_000, agent_input_tokens_uncompacted=60_000,
+    )
 
 
 def made_sweep(*outcomes: Outcome, steps: int = 10) -> Sweep:
@@ -549,7 +561,7 @@ class TestSummaryModel:
     def test_a_ratio_too_small_for_the_span_is_an_empty_summary(self) -> None:
         run = simulate(hand_run(), settings(0.5, 0, 0.0), context_max=2000, counter="string_length",
                        summary="ratio:0.001")
-        assert run.events[0].outcome == "skipped:empty_summary"
+        assert (run.events[0].status, run.events[0].reason) == ("skipped", "empty_summary")
         assert run.compactions == 0 and run.outcome.refused == len(run.events)
 
 
@@ -563,7 +575,7 @@ class TestLiveBackend:
         run = simulate(conversation, config, context_max=12_000, summary=model)
         assert run.summary == "live:fake model"
         assert len(model.requests) == run.outcome.compaction_calls > 0
-        compacted = [e for e in run.events if e.outcome == "compacted"]
+        compacted = [e for e in run.events if e.status == "compacted"]
         assert compacted and all(e.summary_tokens == get_counter().tok("short summary of the round") for e in compacted)
         # what the model received is exactly the request the simulation priced
         first = model.requests[0]
@@ -584,7 +596,7 @@ class TestLiveBackend:
         got = simulate(conversation, config, context_max=context_max, counter=counter,
                        summary=FakeModel([reply] * 200))
         assert engine_steps(got) == expected
-        compacted = [e for e in got.events if e.outcome == "compacted"]
+        compacted = [e for e in got.events if e.status == "compacted"]
         assert compacted and any(e.tail_tokens for e in compacted)
 
     def test_a_refused_live_compaction_reports_the_span_it_would_have_kept(self) -> None:
@@ -594,7 +606,7 @@ class TestLiveBackend:
         expected = reference(generated(120, 8), config, 12_000, "cl100k_base", FakeModel([reply] * 200))
         got = simulate(generated(120, 8), config, context_max=12_000, summary=FakeModel([reply] * 200))
         assert engine_steps(got) == expected
-        refused = [e for e in got.events if e.outcome == "skipped:no_benefit"]
+        refused = [e for e in got.events if (e.status, e.reason) == ("skipped", "no_benefit")]
         assert refused and all(e.prefix_tokens and e.tail_tokens for e in refused)
 
     def test_a_failing_model_leaves_the_context_unchanged(self) -> None:
@@ -604,7 +616,7 @@ class TestLiveBackend:
         model = FakeModel([BackendError("401 unauthorized", kind=ErrorKind.AUTHENTICATION, status_code=401)] * 200)
         run = simulate(conversation, settings(0.5, 2, 0.0), context_max=12_000, summary=model)
         assert run.compactions == 0
-        assert run.events and all(e.outcome == "skipped:authentication" for e in run.events)
+        assert run.events and all((e.status, e.reason) == ("skipped", "authentication") for e in run.events)
         failing = FakeModel([BackendError("401 unauthorized", kind=ErrorKind.AUTHENTICATION, status_code=401)] * 200)
         assert engine_steps(run) == reference(conversation, settings(0.5, 2, 0.0), 12_000, "cl100k_base", failing)
 

@@ -170,8 +170,12 @@ def event(prefix: int, compress: int, tail: int, memory: int, reinjection: int) 
     """A compacted replay event with the given part sizes (before and after as the benefit check reads them)."""
     before = prefix + compress + tail - 6
     after = prefix + memory + reinjection + tail - 6
-    return CompactionEvent(7, "compacted", before, (2, 9, 3), compress, memory - 200, memory, reinjection, (),
-                           before + 1_500, 1, before, after, prefix_tokens=prefix, tail_tokens=tail)
+    return CompactionEvent(
+        index=7, status="compacted", context_tokens=before, span=(2, 9, 3), compress_tokens=compress,
+        summary_tokens=memory - 200, memory_tokens=memory, reinjection_tokens=reinjection, reinjected_files=(),
+        request_tokens=before + 1_500, calls=1, tokens_before=before, tokens_after=after,
+        prefix_tokens=prefix, tail_tokens=tail,
+    )
 
 
 class TestCompactionParts:

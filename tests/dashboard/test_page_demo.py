@@ -121,7 +121,7 @@ class TestStepSlider:
         (event,) = simulation.events
         number = compaction_step(simulation)
         step = simulation.steps[number - 1]
-        assert event.outcome == "compacted" and step.sent_tokens < step.context_tokens
+        assert event.status == "compacted" and step.sent_tokens < step.context_tokens
         demo.slider(key=state.W_DEMO_STEP).set_value(number).run()
         no_exception(demo)
         assert caption(demo) == (

@@ -184,4 +184,4 @@ class TestCompactionsFrame:
         first = run.events[0]
         assert frame.loc[0, "message"] == first.index
         assert frame.loc[0, "after"] == first.tokens_after
-        assert frame.loc[0, "outcome"] == first.outcome
+        assert frame.loc[0, "outcome"] == first.status

@@ -270,7 +270,7 @@ class TestDemo:
         run = demo_replay()
         (event,) = run.events
         last = run.steps[-1]
-        assert event.outcome == "compacted" and event.index == last.index  # the final answer compacts
+        assert event.status == "compacted" and event.index == last.index  # the final answer compacts
         go(app, "Demo", "Demo")
         step = app.get_by_role("slider", name="Model call")
         expect(step).to_have_attribute("aria-valuetext", "1")
