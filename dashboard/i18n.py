@@ -443,27 +443,45 @@ EN: dict[str, str] = {
         "Use trigger_context_ratio {ratio}, keep_recent_messages {keep}, min_target_context_ratio {min_target}."
     ),
     "tune.recommend.none": "No setting of this sweep keeps {headroom} of context_max free at every model call.",
-    "tune.why.qualifying": (
-        "{qualifying} of {considered} settings keep the context at or below {limit} of context_max at every "
+    "why.no_steps": (
+        "The run has no assistant messages, so there is no model call to simulate and nothing to recommend."
+    ),
+    "why.none_qualify": (
+        "No setting keeps the context at or below {limit:.0%} of context_max ({limit_tokens:,} tokens) at every "
         "model call."
     ),
-    "tune.why.highest": (
-        "The highest trigger_context_ratio among them is {ratio}: compaction waits longest, so the agent keeps "
-        "the most of its raw work."
+    "why.lowest_peak": (
+        "The lowest peak is {peak_tokens:,} tokens ({peak_utilisation:.1%}), with trigger_context_ratio {ratio:g}, "
+        "keep_recent_messages {keep}, min_target_context_ratio {min_target:g}."
     ),
-    "tune.why.ties": (
-        "At that ratio the fewest compactions win, then the fewest tokens sent to the compaction model."
+    "why.only_after_request": (
+        "CurrentRoundCompressor only compacts the work after the latest user request; what came before it stays, "
+        "so try lower trigger ratios, a lower min_target_context_ratio, fewer kept messages, less headroom or a "
+        "larger context."
     ),
-    "tune.why.never": "With it, compaction never fires on this run.",
-    "tune.why.cost": "It needs {compactions} compaction(s), sending {tokens:,} tokens to the compaction model.",
-    "tune.why.peak": (
-        "Its context peaks at {peak:,} tokens ({share} of context_max); the agent sends {agent:,} input tokens "
-        "instead of {uncompacted:,} without compaction."
+    "why.qualifying": (
+        "{qualifying} of {considered} settings keep the context at or below {limit:.0%} of context_max "
+        "({limit_tokens:,} tokens) at every model call."
     ),
-    "tune.why.none": "No setting keeps the context at or below {limit} of context_max at every model call.",
-    "tune.why.none_advice": (
-        "Only the work after the latest user request can be compacted: try lower trigger ratios, a lower "
-        "min_target_context_ratio, fewer kept messages, less headroom or a larger context."
+    "why.highest_ratio": (
+        "The highest trigger_context_ratio among them is {ratio:g}: compaction waits longest, so the agent keeps "
+        "the most of its raw work in context."
+    ),
+    "why.tie_break": (
+        "Of the {tied} settings at that ratio, keep_recent_messages {keep} with min_target_context_ratio "
+        "{min_target:g} needs the fewest compactions ({compactions}) and the least compaction input "
+        "({compaction_input_tokens:,} tokens)."
+    ),
+    "why.compaction_cost": (
+        "It needs {compactions} compaction(s), sending {compaction_input_tokens:,} tokens to the compaction model."
+    ),
+    "why.never_fires": (
+        "With it, compaction never fires on this run: the context stays within the limit without it."
+    ),
+    "why.peak": (
+        "Its context peaks at {peak_tokens:,} tokens ({peak_utilisation:.1%} of context_max), and the agent sends "
+        "{agent_input_tokens:,} input tokens over the run instead of {agent_input_tokens_uncompacted:,} without "
+        "compaction."
     ),
     "tune.apply": "Apply to sidebar",
     "tune.applied": "The sidebar already holds this setting.",
@@ -928,19 +946,34 @@ ZH: dict[str, str] = {
         "min_target_context_ratio {min_target}。"
     ),
     "tune.recommend.none": "此次扫描中没有任何设置能在每次模型调用时保留 context_max 的 {headroom} 空闲。",
-    "tune.why.qualifying": "{considered} 个设置中有 {qualifying} 个在每次模型调用时让上下文不超过 context_max 的 {limit}。",
-    "tune.why.highest": "其中最高的 trigger_context_ratio 是 {ratio}：压缩等待最久，智能体保留的原始工作最多。",
-    "tune.why.ties": "同一比例下，压缩次数最少者优先，其次是发送给压缩模型的 token 最少者。",
-    "tune.why.never": "使用它时，此运行中从不触发压缩。",
-    "tune.why.cost": "它需要 {compactions} 次压缩，向压缩模型发送 {tokens:,} 个 token。",
-    "tune.why.peak": (
-        "其上下文峰值为 {peak:,} token（context_max 的 {share}）；智能体共发送 {agent:,} 个输入 token，"
-        "不压缩时为 {uncompacted:,}。"
+    "why.no_steps": "此运行没有助手消息，因此没有可模拟的模型调用，也无从推荐。",
+    "why.none_qualify": (
+        "没有任何设置能在每次模型调用时让上下文不超过 context_max 的 {limit:.0%}（{limit_tokens:,} 个 token）。"
     ),
-    "tune.why.none": "没有任何设置能在每次模型调用时让上下文不超过 context_max 的 {limit}。",
-    "tune.why.none_advice": (
-        "只有最后一条用户请求之后的工作可以压缩：请尝试更低的触发比例、更低的 min_target_context_ratio、"
-        "更少的保留消息、更小的余量或更大的上下文。"
+    "why.lowest_peak": (
+        "最低峰值为 {peak_tokens:,} 个 token（{peak_utilisation:.1%}），对应 trigger_context_ratio {ratio:g}、"
+        "keep_recent_messages {keep}、min_target_context_ratio {min_target:g}。"
+    ),
+    "why.only_after_request": (
+        "CurrentRoundCompressor 只压缩最后一条用户请求之后的工作，之前的内容保持不变：请尝试更低的触发比例、"
+        "更低的 min_target_context_ratio、更少的保留消息、更小的余量或更大的上下文。"
+    ),
+    "why.qualifying": (
+        "{considered} 个设置中有 {qualifying} 个在每次模型调用时让上下文不超过 context_max 的 {limit:.0%}"
+        "（{limit_tokens:,} 个 token）。"
+    ),
+    "why.highest_ratio": (
+        "其中最高的 trigger_context_ratio 是 {ratio:g}：压缩等待最久，智能体在上下文中保留的原始工作最多。"
+    ),
+    "why.tie_break": (
+        "该比例下共有 {tied} 个设置，其中 keep_recent_messages {keep} 配合 min_target_context_ratio "
+        "{min_target:g} 所需压缩次数最少（{compactions} 次），压缩输入也最少（{compaction_input_tokens:,} 个 token）。"
+    ),
+    "why.compaction_cost": "它需要 {compactions} 次压缩，向压缩模型发送 {compaction_input_tokens:,} 个 token。",
+    "why.never_fires": "使用它时，此运行中从不触发压缩：不压缩上下文也不会超出限制。",
+    "why.peak": (
+        "其上下文峰值为 {peak_tokens:,} 个 token（context_max 的 {peak_utilisation:.1%}），智能体在整个运行中发送 "
+        "{agent_input_tokens:,} 个输入 token，不压缩时为 {agent_input_tokens_uncompacted:,} 个。"
     ),
     "tune.apply": "应用到侧边栏",
     "tune.applied": "侧边栏已是此设置。",
@@ -1169,32 +1202,11 @@ def status_text(result: Any, language: str | None = None) -> str:
     return translate(language, f"status_text.{result.status}", **fields)
 
 
+def recommendation_sentences(recommendation: Recommendation, language: str) -> list[str]:
+    """Why a setting is recommended, one sentence per reason code, in ``language`` (the CLI uses English)."""
+    return [translate(language, f"why.{reason.code}", **reason.values) for reason in recommendation.reasons]
+
+
 def recommendation_reasons(recommendation: Recommendation) -> list[str]:
-    """Why the Tune page recommends a setting: compressor's own sentences in English, the same facts from
-    the recommendation's values in other languages (like ``explain``)."""
-    if current_language() == "en":
-        return list(recommendation.reasoning)
-    limit = f"{1 - recommendation.headroom:.0%}"
-    chosen = recommendation.setting
-    if chosen is None:
-        return [t("tune.why.none", limit=limit), t("tune.why.none_advice")]
-    return [
-        t(
-            "tune.why.qualifying",
-            qualifying=recommendation.qualifying,
-            considered=recommendation.considered,
-            limit=limit,
-        ),
-        t("tune.why.highest", ratio=f"{chosen.trigger_context_ratio:g}"),
-        t("tune.why.ties"),
-        t("tune.why.never")
-        if chosen.compactions == 0
-        else t("tune.why.cost", compactions=chosen.compactions, tokens=chosen.compaction_input_tokens),
-        t(
-            "tune.why.peak",
-            peak=chosen.peak_tokens,
-            share=f"{chosen.peak_utilisation:.1%}",
-            agent=chosen.agent_input_tokens,
-            uncompacted=chosen.agent_input_tokens_uncompacted,
-        ),
-    ]
+    """``recommendation_sentences`` in the language chosen in the sidebar."""
+    return recommendation_sentences(recommendation, current_language())

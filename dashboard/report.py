@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from compressor.replay import Metric, Outcome, Recommendation, Simulation, Sweep
+from dashboard.i18n import recommendation_sentences
 
 COLORS: dict[str, str] = {
     "sent": "#4C78A8",
@@ -247,7 +248,7 @@ def recommendation_html(recommendation: Recommendation) -> str:
             f"<b>{chosen.keep_recent_messages}</b>, <code>min_target_context_ratio</code> "
             f"<b>{chosen.min_target_context_ratio:g}</b>.</p>"
         )
-    items = "".join(f"<li>{_e(sentence)}</li>" for sentence in recommendation.reasoning)
+    items = "".join(f"<li>{_e(sentence)}</li>" for sentence in recommendation_sentences(recommendation, "en"))
     return f"{head}<ul>{items}</ul>"
 
 

@@ -10,6 +10,8 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
+from dashboard.i18n import recommendation_sentences
+
 from ..errors import ConfigError
 from ..replay.recommend import recommend
 from ..replay.simulate import Simulation, simulate
@@ -163,5 +165,5 @@ def format_report(simulation: Simulation, swept: Any, recommendation: Any) -> st
         )
     lines.append("")
     lines.append(f"recommendation (headroom {recommendation.headroom:.0%}):" + ("" if chosen else " none"))
-    lines.extend(f"  - {sentence}" for sentence in recommendation.reasoning)
+    lines.extend(f"  - {sentence}" for sentence in recommendation_sentences(recommendation, "en"))
     return "\n".join(lines)

@@ -4,7 +4,7 @@ Invariant: a second, incremental implementation of spans, trigger and reinjectio
 number for number equal to the step-by-step reference by the tests; results are frozen values with ``to_dict()``.
 """
 
-from .recommend import Recommendation, recommend
+from .recommend import Reason, ReasonCode, Recommendation, recommend
 from .simulate import LiveCostEstimate, Simulation, estimate_live_cost, simulate
 from .sweep import Metric, Sweep, sweep, validate_grid
 from .values import CompactionEvent, Outcome, Step, SummaryKind, SummaryModel
@@ -14,6 +14,8 @@ __all__ = [
     "LiveCostEstimate",
     "Metric",
     "Outcome",
+    "Reason",
+    "ReasonCode",
     "Recommendation",
     "Simulation",
     "Step",

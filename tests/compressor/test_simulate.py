@@ -502,8 +502,9 @@ class TestRecommendation:
         ), headroom=0.1)
         assert chosen.trigger_context_ratio == 0.7
         assert (chosen.qualifying, chosen.considered) == (2, 3)
-        assert "2 of 3 settings" in chosen.reasoning[0]
-        assert "0.7" in chosen.reasoning[1]
+        assert chosen.codes == ("qualifying", "highest_ratio", "compaction_cost", "peak")
+        assert chosen.reasons[0].values == {"qualifying": 2, "considered": 3, "limit": 0.9, "limit_tokens": 900}
+        assert chosen.reasons[1].values == {"ratio": 0.7}
 
     def test_the_peak_limit_is_inclusive(self) -> None:
         assert recommend(made_sweep(outcome(0.9, 0, peak=900)), headroom=0.1).trigger_context_ratio == 0.9
@@ -515,19 +516,22 @@ class TestRecommendation:
             outcome(0.8, 4, peak=700, compactions=2, cost=500),
         ))
         assert chosen.keep_recent_messages == 4
-        assert any("fewest compactions (2)" in sentence for sentence in chosen.reasoning)
+        tie = chosen.reasons[chosen.codes.index("tie_break")]
+        assert tie.values == {"tied": 3, "ratio": 0.8, "keep": 4, "min_target": 0.1, "compactions": 2,
+                              "compaction_input_tokens": 500}
 
     def test_nothing_qualifies(self) -> None:
         chosen = recommend(made_sweep(outcome(0.5, 0, peak=1200), outcome(0.8, 0, peak=1500)), headroom=0.2)
         assert chosen.setting is None and chosen.trigger_context_ratio is None
-        assert "No setting keeps the context at or below 80%" in chosen.reasoning[0]
-        assert "1,200 tokens" in chosen.reasoning[1]
+        assert chosen.codes == ("none_qualify", "lowest_peak", "only_after_request")
+        assert chosen.reasons[0].values == {"limit": 0.8, "limit_tokens": 800}
+        assert chosen.reasons[1].values["peak_tokens"] == 1200
         assert chosen.to_dict()["setting"] is None
 
     def test_a_run_without_model_calls(self) -> None:
         chosen = recommend(made_sweep(outcome(0.5, 0, peak=0), steps=0))
         assert chosen.setting is None
-        assert "no assistant messages" in chosen.reasoning[0]
+        assert chosen.codes == ("no_steps",)
 
     def test_headroom_out_of_range(self) -> None:
         with pytest.raises(ConfigError, match="headroom"):
@@ -676,7 +680,8 @@ class TestCli:
                     "agent_input_tokens"} <= set(row)
         assert document["steps"] and {"index", "context_tokens", "threshold", "event", "summary_tokens",
                                       "compaction_request_tokens"} <= set(document["steps"][0])
-        assert set(document["recommendation"]) >= {"trigger_context_ratio", "reasoning"}
+        assert set(document["recommendation"]) >= {"trigger_context_ratio", "reasons"}
+        assert all("code" in reason for reason in document["recommendation"]["reasons"])
 
     def test_table(self, run_file: Path) -> None:
         code, out, _ = run_cli("simulate", str(run_file), "--context-max", "30000", "--summary", "fixed:500")

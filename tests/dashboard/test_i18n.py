@@ -11,6 +11,7 @@ import pytest
 
 from compressor.compactor import Status
 from compressor.errors import ErrorKind
+from compressor.replay import ReasonCode
 from compressor.tokens import COUNTER_NAMES
 from compressor.trigger import REASON_TEXT, Decision
 from compressor.windows import Capacity
@@ -41,6 +42,7 @@ def dynamic_keys() -> set[str]:
     keys |= {f"decision.{r}" for r in REASON_TEXT} | {f"reason.{r}" for r in REASON_TEXT}
     keys |= {f"reason.{kind.value}" for kind in ErrorKind} | {"reason.empty_summary"}
     keys |= {f"counter.{name}" for name in COUNTER_NAMES}
+    keys |= {f"why.{code}" for code in get_args(ReasonCode)}
     keys |= {f"segment.{name}" for name in i18n.SEGMENT_KEYS} | {f"chart.{name}" for name in i18n.CHART_KEYS}
     keys |= {f"col.{name}" for name in i18n.COLUMN_KEYS} | set(i18n.TRACE_KEYS.values())
     keys |= {"capacity.explicit", "capacity.model", "capacity.default", "capacity.default_unknown"}

@@ -16,6 +16,7 @@ from compressor.backends import OfflineBackend
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.replay import Outcome, Sweep, estimate_live_cost, recommend, simulate, sweep
 from dashboard import state
+from dashboard.i18n import recommendation_sentences as words
 from tests.conftest import SAMPLES
 from tests.dashboard.conftest import demo_conversation, no_exception, texts, unescaped
 from tests.support.openai_server import ScriptedServer
@@ -173,7 +174,7 @@ class TestRecommendation:
         assert tune.success[0].value == (
             "Use trigger_context_ratio 0.95, keep_recent_messages 0, min_target_context_ratio 0.1."
         )
-        assert recommendation_sentences(tune) == list(expected.reasoning)
+        assert recommendation_sentences(tune) == words(expected, "en")
 
     def test_apply_puts_the_setting_in_the_sidebar(self, tune: AppTest) -> None:
         apply = tune.button(key=state.page_widget("tune", "apply"))
@@ -214,7 +215,7 @@ class TestRecommendation:
                 summary="ratio:0.1",
             )
         )
-        assert recommendation_sentences(tune) == list(expected.reasoning)
+        assert recommendation_sentences(tune) == words(expected, "en")
         assert not [b for b in tune.button if b.key == state.page_widget("tune", "apply")]
 
 
@@ -320,7 +321,7 @@ class TestLanguage:
         assert tune.success[0].value.startswith("建议使用 trigger_context_ratio 0.95")
         assert (
             recommendation_sentences(tune)[0]
-            == "40 个设置中有 40 个在每次模型调用时让上下文不超过 context_max 的 90%。"
+            == "40 个设置中有 40 个在每次模型调用时让上下文不超过 context_max 的 90%（14,400 个 token）。"
         )
 
     def test_the_summary_choice_survives_the_switch(self, tune: AppTest) -> None:

@@ -11,7 +11,7 @@ import pytest
 from benchmarks.generate import conversation_dicts
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.messages import Conversation
-from compressor.replay import Recommendation, Simulation, Sweep, recommend, simulate, sweep
+from compressor.replay import Reason, Recommendation, Simulation, Sweep, recommend, simulate, sweep
 from dashboard.report import (
     HEATMAPS,
     build_report,
@@ -173,10 +173,13 @@ class TestRecommendationSection:
     def test_names_the_settings_and_the_reasons(self, run: tuple[Simulation, Sweep, Recommendation]) -> None:
         recommendation = run[2]
         section = recommendation_html(recommendation)
-        assert section.count("<li>") == len(recommendation.reasoning)
+        assert section.count("<li>") == len(recommendation.reasons)
         assert recommendation.setting is not None
         assert f"<b>{recommendation.setting.trigger_context_ratio:g}</b>" in section
 
     def test_says_when_there_is_none(self) -> None:
-        none = Recommendation(0.2, None, ("No setting keeps the context at or below 80% …",), 0, 4)
+        none = Recommendation(
+            headroom=0.2, setting=None, reasons=(Reason("none_qualify", {"limit": 0.8, "limit_tokens": 800}),),
+            qualifying=0, considered=4,
+        )
         assert "No recommendation with 20% headroom" in recommendation_html(none)
