@@ -13,8 +13,6 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
-from compressor.replay import CompactionEvent
-
 SEGMENT_ORDER: tuple[str, ...] = ("system", "prefix", "compress", "tail", "unanchored")
 COLORS: dict[str, str] = {
     "system": "#8C8C8C",
@@ -452,24 +450,3 @@ def mark_step(fig: go.Figure, x: int, label: str) -> go.Figure:
         annotation_position="top",
     )
     return out
-
-
-def compaction_parts(event: CompactionEvent) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-    """A replayed compaction as ``before_after`` parts: preserved prefix · compressed span · protected tail →
-    preserved prefix · memory block · reinjection · protected tail, each part as the event counted it.
-
-    The zero memory and reinjection parts before the tail set the trace order, so the tail ends both bars."""
-    before = [
-        ("prefix", event.prefix_tokens),
-        ("compressed", event.compress_tokens),
-        ("memory", 0),
-        ("reinjection", 0),
-        ("tail", event.tail_tokens),
-    ]
-    after = [
-        ("prefix", event.prefix_tokens),
-        ("memory", event.memory_tokens),
-        ("reinjection", event.reinjection_tokens),
-        ("tail", event.tail_tokens),
-    ]
-    return before, after

@@ -13,6 +13,7 @@ from typing import Any
 
 import streamlit as st
 
+from compressor.breakdown import BeforeAfter
 from compressor.messages import Conversation
 
 from . import charts, state, tables
@@ -58,26 +59,6 @@ def run_compaction(
     return asyncio.run(compressor.compact(conversation, force=force, preserve_instruction=preserve))
 
 
-def before_after_parts(result: Any) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-    """The stacked bars' parts: prefix · compressed span → prefix · memory block · reinjection · tail."""
-    compressed = result.compress_tokens
-    # Zero-sized memory and reinjection parts keep the trace order the same in both bars: tail drawn last.
-    before = [
-        ("prefix", result.prefix_tokens),
-        ("compressed", compressed),
-        ("memory", 0),
-        ("reinjection", 0),
-        ("tail", result.tail_tokens),
-    ]
-    after = [
-        ("prefix", result.prefix_tokens),
-        ("memory", result.memory_tokens),
-        ("reinjection", result.reinjection_tokens),
-        ("tail", result.tail_tokens),
-    ]
-    return before, after
-
-
 def show_result(result: Any, *, key: str) -> None:
     """Headline, numbers, chart and the details of one compaction."""
     status = result.status
@@ -99,8 +80,8 @@ def show_result(result: Any, *, key: str) -> None:
     columns[4].metric(t("metric.calls"), f"{result.calls}", help=plain(result.backend_label))
 
     if status == "compacted":
-        before, after = before_after_parts(result)
-        st.plotly_chart(charts.before_after(before, after, labels=chart_labels()), key=f"{key}_before_after")
+        parts = BeforeAfter.of(result)
+        st.plotly_chart(charts.before_after(parts.before, parts.after, labels=chart_labels()), key=f"{key}_before_after")
         st.caption(
             t(
                 "result.parts",

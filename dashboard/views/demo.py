@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from compressor.breakdown import BeforeAfter
 from compressor.replay import CompactionEvent, Simulation, Step, recommend, sweep
 from dashboard import charts, report, state
 from dashboard.components import plain, stop_when_empty
@@ -145,8 +146,8 @@ def playback() -> None:
         key="demo_gauge",
     )
     if event is not None and event.status == "compacted":
-        before, after = charts.compaction_parts(event)
-        st.plotly_chart(charts.before_after(before, after, labels=labels), key="demo_before_after")
+        parts = BeforeAfter.of(event)
+        st.plotly_chart(charts.before_after(parts.before, parts.after, labels=labels), key="demo_before_after")
     st.plotly_chart(charts.mark_step(overview, step.index, t("demo.now")), key="demo_overview")
 
 

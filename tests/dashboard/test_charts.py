@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from compressor.analysis import analyze
+from compressor.breakdown import BeforeAfter
 from compressor.dumps import index_dumps
 from compressor.messages import Conversation, Message
 from compressor.replay import CompactionEvent
@@ -180,12 +181,13 @@ def event(prefix: int, compress: int, tail: int, memory: int, reinjection: int) 
 
 class TestCompactionParts:
     def test_prefix_and_tail_are_kept_on_both_sides(self) -> None:
-        before, after = charts.compaction_parts(event(68, 13_000, 2_500, 1_700, 900))
-        assert before == [("prefix", 68), ("compressed", 13_000), ("memory", 0), ("reinjection", 0), ("tail", 2_500)]
-        assert after == [("prefix", 68), ("memory", 1_700), ("reinjection", 900), ("tail", 2_500)]
+        parts = BeforeAfter.of(event(68, 13_000, 2_500, 1_700, 900))
+        assert parts.before == (("prefix", 68), ("compressed", 13_000), ("memory", 0), ("reinjection", 0), ("tail", 2_500))
+        assert parts.after == (("prefix", 68), ("memory", 1_700), ("reinjection", 900), ("tail", 2_500))
 
     def test_the_bars_end_with_the_protected_tail(self) -> None:
-        fig = charts.before_after(*charts.compaction_parts(event(68, 13_000, 2_500, 1_700, 900)))
+        parts = BeforeAfter.of(event(68, 13_000, 2_500, 1_700, 900))
+        fig = charts.before_after(parts.before, parts.after)
         bars = traces(fig)
         assert list(bars) == ["prefix", "compressed", "memory", "reinjection", "tail"]
         assert list(bars["prefix"].x) == [68, 68]
