@@ -11,7 +11,8 @@ from typing import Any
 
 from compressor.formats import anthropic
 from compressor.formats.building import build_conversation, build_message, build_tools, indexed, taking
-from compressor.formats.problems import Loc, expect_dict, expect_list
+from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, type_name
+from compressor.formats.shape import Reader, Shape
 from compressor.messages import Conversation, Message
 
 #: Keys only openJiuwen's own message models write.
@@ -104,3 +105,40 @@ def from_lines(lines: Iterable[tuple[int, Any]], *, name: str) -> Conversation:
     detected = message_format(value for _, value in located)
     messages = convert_messages(located, anthropic_blocks=detected == "anthropic")
     return build_conversation(messages, [], name=name, source_format="jsonl")
+
+
+def _read_messages(shape: Shape) -> list[Conversation]:
+    if shape.container == "array":
+        return [from_list(shape.raw, Loc(), name=shape.stem, consume=shape.consume)]
+    return [from_lines(shape.lines, name=shape.stem)]
+
+
+def _read_numbered(shape: Shape) -> list[Conversation]:
+    """Several ``{"messages": ...}`` objects: one conversation each, named ``<stem> #<index>``."""
+    out: list[Conversation] = []
+    for index, (loc, item) in enumerate(shape.located()):
+        if not isinstance(item, dict):
+            raise FormatProblem(loc, f"expected a conversation object, got {type_name(item)}")
+        source_format = "jsonl" if loc.line is not None else None
+        out.append(from_object(item, loc, name=f"{shape.stem} #{index}", source_format=source_format))
+    return out
+
+
+#: ``{"messages": [...], "tools": [...]}``.
+OBJECT_READER = Reader(
+    name="messages-object",
+    looks_like=lambda shape: shape.container == "object" and "messages" in shape.raw,
+    read=lambda shape: [from_object(shape.raw, Loc(), name=shape.stem)],
+)
+#: A message list: a JSON array of messages or JSONL with one message per line (a single object is one line).
+MESSAGES_READER = Reader(
+    name="messages",
+    looks_like=lambda shape: shape.container != "object" and shape.any_has("role"),
+    read=_read_messages,
+)
+#: Several ``{"messages": ...}`` conversations in an array or in JSONL lines.
+NUMBERED_READER = Reader(
+    name="conversations",
+    looks_like=lambda shape: shape.container != "object" and shape.any_has("messages"),
+    read=_read_numbered,
+)

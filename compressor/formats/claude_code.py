@@ -17,6 +17,7 @@ from typing import Any
 from compressor.formats import anthropic
 from compressor.formats.building import build_conversation
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, type_name
+from compressor.formats.shape import Reader
 from compressor.messages import Conversation, Message
 
 #: Line types that carry a message sent to (or received from) the model.
@@ -110,3 +111,11 @@ def _finish(reply: _Reply) -> Message:
         data["usage_metadata"] = reply.usage
     (message,) = anthropic.convert_message(data, reply.loc)
     return message
+
+
+READER = Reader(
+    name="claude-code",
+    # a single object is one line of a session: the loader offers it again as a one-line file
+    looks_like=lambda shape: shape.container != "object" and looks_like_session(shape.objects),
+    read=lambda shape: [from_lines(shape.located(), name=shape.stem)],
+)

@@ -12,6 +12,7 @@ from typing import Any
 from compressor.formats.building import build_conversation, build_tools, indexed
 from compressor.formats.chat import convert_messages, message_format
 from compressor.formats.problems import Loc, expect_dict, expect_list
+from compressor.formats.shape import Reader, Shape
 from compressor.messages import Conversation
 
 
@@ -41,3 +42,16 @@ def from_records(located: Iterable[tuple[Loc, Any]], *, stem: str) -> list[Conve
         name = record_name(stem, index, record) if isinstance(record, dict) else f"{stem} #{index}"
         out.append(from_record(record, loc, name=name))
     return out
+
+
+def _read(shape: Shape) -> list[Conversation]:
+    if shape.container == "object":
+        return [from_record(shape.raw, Loc(), name=record_name(shape.stem, 0, shape.raw))]
+    return from_records(shape.located(), stem=shape.stem)
+
+
+READER = Reader(
+    name="traj-records",
+    looks_like=lambda shape: any(looks_like_record(value) for value in shape.objects),
+    read=_read,
+)

@@ -11,6 +11,7 @@ from typing import Any
 from compressor.formats.building import build_conversation, build_tools, indexed
 from compressor.formats.chat import convert_messages
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list
+from compressor.formats.shape import Reader
 from compressor.messages import Conversation
 
 
@@ -32,3 +33,10 @@ def from_trajectory(value: dict[str, Any], base: Loc, *, name: str) -> Conversat
     messages = convert_messages(located, anthropic_blocks=False)
     tools = build_tools(value.get("tools"), base.key("tools"))
     return build_conversation(messages, tools, name=name, source_format="swe-agent", loc=base)
+
+
+READER = Reader(
+    name="swe-agent",
+    looks_like=lambda shape: shape.container == "object" and looks_like_trajectory(shape.raw),
+    read=lambda shape: [from_trajectory(shape.raw, Loc(), name=shape.stem)],
+)
