@@ -13,20 +13,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from .markers import INTERNAL_PREFIXES
+
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 
-#: A user message whose (left-stripped) text starts with one of these was written by the framework,
-#: not by a person (SPEC §2).
-INTERNAL_PREFIXES: tuple[str, ...] = (
-    "<system-reminder>",
-    "<memory_block_current>",
-    "<memory_block_dialogue>",
-    "<memory_block_round>",
-    "<memory_block_session>",
-    "<recovered_context>",
-    "[STATE_REINJECTION]",
-)
 
 #: Content-part types that carry an image; they are priced separately, never as text.
 IMAGE_PART_TYPES: frozenset[str] = frozenset({"image_url", "image", "input_image"})

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ..markers import COVERAGE_TAG, SNAPSHOT_TAG
+
 REDACTED = "[redacted]"
 
 # Under re.IGNORECASE these four non-ASCII characters (İ ı ſ K) equal ASCII letters; in a text without them,
@@ -86,7 +88,7 @@ def redact(text: str) -> str:
     return text
 
 
-_BLOCK_TAG = re.compile(r"</?\s*(?:state_snapshot|coverage_check)\s*>", re.I)
+_BLOCK_TAG = re.compile(rf"</?\s*(?:{SNAPSHOT_TAG}|{COVERAGE_TAG})\s*>", re.I)
 
 
 def defused(text: str) -> str:

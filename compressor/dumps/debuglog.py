@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..markers import DEBUG_DIR_ENV, PROCESSOR_TYPE
 from ..messages import Message
 from ..spans import Span
 
-DEBUG_DIR_ENV = "OPENJIUWEN_CONTEXT_DEBUG_DIR"
-DEFAULT_PROCESSOR = "CurrentRoundCompressor"
+DEFAULT_PROCESSOR = PROCESSOR_TYPE
 DEFAULT_SESSION_ID = "default_session_id"
 DEFAULT_CONTEXT_ID = "default_context_id"
 #: openJiuwen writes threshold_check and span_built while building the context window.

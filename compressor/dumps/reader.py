@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import DumpFormatError
+from ..markers import MEMORY_OPEN, REINJECTION_PREFIXES
 from ..messages import Message, ToolDef
 from .debuglog import debug_log_name, read_debug_log
 
@@ -121,8 +122,6 @@ def load_dump_file(path: Path) -> DumpFile:
 
 # -- one dump ------------------------------------------------------------------------------------
 
-MEMORY_PREFIX = "<memory_block_current>"
-REINJECTION_PREFIXES: tuple[str, ...] = ("<recovered_context>", "[STATE_REINJECTION]")
 
 
 @dataclass(frozen=True)
@@ -272,7 +271,7 @@ class DumpRecord:
         for index in order:
             if 0 <= index < len(self.after):
                 content = self.after[index].content
-                if isinstance(content, str) and content.startswith(MEMORY_PREFIX):
+                if isinstance(content, str) and content.startswith(MEMORY_OPEN):
                     return index
         return None
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CompressorError
+from ..markers import DUMP_DIR_ENV
 from ..messages import Message, ToolDef
 from ..reinjection import Reinjection
 from .debuglog import (
@@ -28,7 +29,6 @@ from .debuglog import (
     safe_name_part,
 )
 
-DUMP_DIR_ENV = "OPENJIUWEN_COMPRESSION_DUMP_DIR"
 EXTENSION_KEY = "compaction_lab"
 #: The keys every openJiuwen dump has, in its order.
 OPENJIUWEN_KEYS: tuple[str, ...] = (

@@ -20,7 +20,8 @@ from compressor.config import CurrentRoundCompressorConfig
 from compressor.dumps import LabExtension, build_dump_record, read_dump, write_dump
 from compressor.errors import ConversationFormatError
 from compressor.formats import load_conversations
-from compressor.messages import INTERNAL_PREFIXES, ROLES, Conversation, Message, ToolDef
+from compressor.markers import INTERNAL_PREFIXES
+from compressor.messages import ROLES, Conversation, Message, ToolDef
 from compressor.spans import build_span, effective_keep, last_user_index
 from compressor.tokens import get_counter
 from compressor.trigger import decide

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from compressor.messages import INTERNAL_PREFIXES, Message
+from compressor.markers import INTERNAL_PREFIXES
+from compressor.messages import Message
 from compressor.spans import build_span, effective_keep, last_user_index
 
 
