@@ -161,6 +161,17 @@ class Message(BaseModel):
             raise ValueError(f"only assistant messages carry tool_calls, not {self.role}")
         return self
 
+    # A copy may get other field values (model_copy(update=…)): it starts without the counts of the original.
+    def __copy__(self) -> Message:
+        copied = super().__copy__()
+        object.__setattr__(copied, "__pydantic_private__", {"_tokens": None})
+        return copied
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Message:
+        copied = super().__deepcopy__(memo)
+        object.__setattr__(copied, "__pydantic_private__", {"_tokens": None})
+        return copied
+
     def __eq__(self, other: object) -> bool:
         # A message's value is its fields; the private token cache is not part of it.
         if not isinstance(other, Message):
@@ -304,6 +315,17 @@ class Conversation(BaseModel):
 
     # Token profiles per counter name (see tokens.profile); safe because the value is frozen.
     _profiles: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    # A copy may get other messages (model_copy(update=…)): it starts with a cache of its own, empty.
+    def __copy__(self) -> Conversation:
+        copied = super().__copy__()
+        object.__setattr__(copied, "__pydantic_private__", {"_profiles": {}})
+        return copied
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Conversation:
+        copied = super().__deepcopy__(memo)
+        object.__setattr__(copied, "__pydantic_private__", {"_profiles": {}})
+        return copied
 
     def __eq__(self, other: object) -> bool:
         # Cached token profiles are not part of a conversation's value.

@@ -82,3 +82,54 @@ class TestConversation:
     def test_system_holds_only_system_messages(self) -> None:
         with pytest.raises(ValidationError):
             Conversation(system=[Message(role="user", content="x")])
+
+
+class TestCopiesKeepNoStaleCache:
+    """A derived cache never outlives the data it was computed from, copies included (ARCHITECTURE rules)."""
+
+    def run(self) -> Conversation:
+        return Conversation.from_messages(
+            [
+                {"role": "user", "content": "fix the failing test"},
+                {"role": "assistant", "content": "looking " * 40},
+                {"role": "user", "content": "and then the docs"},
+                {"role": "assistant", "content": "done " * 10},
+            ]
+        )
+
+    @pytest.mark.parametrize("cut", [1, 2, 3])
+    def test_a_copy_with_fewer_messages_analyses_like_a_fresh_conversation(self, cut: int) -> None:
+        from compressor.analysis import analyze
+
+        original = self.run()
+        analyze(original)  # fills the original's caches
+        copied = original.model_copy(update={"messages": original.messages[:cut]})
+        fresh = Conversation(messages=original.messages[:cut])
+        assert analyze(copied).total_tokens == analyze(fresh).total_tokens
+        assert analyze(copied).segment_tokens == analyze(fresh).segment_tokens
+
+    def test_the_original_keeps_its_numbers_after_a_copy_is_analysed(self) -> None:
+        from compressor.analysis import analyze
+
+        original = self.run()
+        before = analyze(original).total_tokens
+        analyze(original.model_copy(update={"messages": original.messages[:1]}))
+        assert analyze(original).total_tokens == before
+
+    @pytest.mark.parametrize("deep", [False, True])
+    def test_a_message_copied_with_other_content_is_counted_again(self, deep: bool) -> None:
+        counter = get_counter("cl100k_base")
+        long = Message(role="assistant", content="word " * 200)
+        counter.message_tokens_many([long])  # caches the long message's count on it
+        short = long.model_copy(update={"content": "word"}, deep=deep)
+        assert counter.message_tokens_many([short]) == counter.message_tokens_many([Message(role="assistant", content="word")])
+
+    def test_deep_and_shallow_copies_start_with_empty_caches(self) -> None:
+        import copy
+
+        from compressor.tokens import profile
+
+        original = self.run()
+        profile(original)
+        for copied in (copy.copy(original), copy.deepcopy(original), original.model_copy()):
+            assert copied._profiles == {} and copied == original
