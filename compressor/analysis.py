@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from .census import count_messages, describe_reading
 from .config import CurrentRoundCompressorConfig
 from .messages import Conversation
 from .spans import Segment, Span, build_span, effective_keep, last_user_index
-from .tokens import TokenCounter, TokenProfile, profile
+from .tokens import TokenCounter, TokenProfile, get_counter, profile
 from .trigger import Decision, decide, min_target_for
 from .windows import Capacity, resolve_context_max
 
@@ -53,6 +54,10 @@ class Analysis:
     @property
     def counter(self) -> str:
         return self.profile.counter
+
+    @property
+    def counter_value(self) -> TokenCounter:
+        return get_counter(self.profile.counter)
 
     @property
     def context_max(self) -> int:
@@ -130,6 +135,19 @@ class Analysis:
             "trigger_context_ratio": self.config.trigger_context_ratio,
             "min_target_context_ratio": self.config.min_target_context_ratio,
             "decision": self.decision.to_dict(),
+            "counts": count_messages(self.conversation).to_dict(),
+            "recorded_compactions": [
+                {
+                    "index": compaction.index,
+                    "source": compaction.source,
+                    "summary_tokens": self.counter_value.tok(compaction.summary),
+                    "tokens_before": compaction.tokens_before,
+                    "tokens_after": compaction.tokens_after,
+                }
+                for compaction in self.conversation.recorded_compactions
+            ],
+            "reading": [describe_reading(reading) for reading in self.conversation.readings],
+            "metadata": self.conversation.metadata,
         }
         if include_messages:
             out["per_message"] = [row.to_dict() for row in self.per_message]

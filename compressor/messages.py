@@ -126,6 +126,9 @@ class Message(BaseModel):
     name: str | None = None
     usage_metadata: dict[str, Any] | None = None
     metadata: dict[str, Any] | None = None
+    #: A user turn the agent's harness wrote (a reminder, injected context, a notification), as the file's
+    #: format marks it (formats/roles.py); such a turn is never a real request. Not part of openJiuwen's shape.
+    internal: bool = False
 
     # Per-counter token counts, created on first count (saves memory on load); safe: the message is frozen.
     _tokens: dict[str, int] | None = PrivateAttr(default=None)
@@ -208,7 +211,7 @@ class Message(BaseModel):
     @property
     def is_real_user(self) -> bool:
         """A user message a person wrote, as opposed to a framework-injected one (SPEC §2)."""
-        if self.role != "user":
+        if self.role != "user" or self.internal:
             return False
         if not isinstance(self.content, str):
             return True
@@ -302,8 +305,40 @@ class ToolDef(BaseModel):
         }
 
 
+class RecordedCompaction(BaseModel):
+    """A compaction the agent itself made and its file records: where its summary sits and what it says."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    index: int = Field(ge=0, description="index in Conversation.messages of the message carrying the summary")
+    source: str = Field(description="what recorded it, e.g. 'claude-code', 'codex', 'openhands'")
+    summary: str
+    tokens_before: int | None = Field(default=None, description="context tokens before, when the file says")
+    tokens_after: int | None = Field(default=None, description="context tokens after, when the file says")
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump()
+
+
+class Reading(BaseModel):
+    """One interpretation a reader made of a file, as a code and a count (e.g. tool results read from user text)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    code: str
+    count: int = 1
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump()
+
+
 class Conversation(BaseModel):
-    """System messages (never in a span), the context messages the spans index, and the tools."""
+    """System messages (never in a span), the context messages the spans index, and the tools.
+
+    ``metadata`` holds what the file says about the run (model, agent, session id, record fields such as a
+    benchmark's reward); ``recorded_compactions`` the agent's own compactions; ``readings`` how it was read.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -312,6 +347,9 @@ class Conversation(BaseModel):
     tools: list[ToolDef] = Field(default_factory=list)
     name: str = ""
     source_format: str = "openjiuwen"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    recorded_compactions: list[RecordedCompaction] = Field(default_factory=list)
+    readings: list[Reading] = Field(default_factory=list)
 
     # Token profiles per counter name (see tokens.profile); safe because the value is frozen.
     _profiles: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -350,8 +388,14 @@ class Conversation(BaseModel):
         *,
         name: str = "",
         source_format: str = "openjiuwen",
+        metadata: dict[str, Any] | None = None,
+        recorded_compactions: Iterable[RecordedCompaction] = (),
+        readings: Iterable[Reading] = (),
     ) -> Conversation:
-        """Leading system messages become ``system``; everything after them is context."""
+        """Leading system messages become ``system``; everything after them is context.
+
+        ``recorded_compactions`` indices count over all ``messages`` given; they are shifted to the context.
+        """
         built = [m if isinstance(m, Message) else Message.model_validate(m) for m in messages]
         cut = 0
         while cut < len(built) and built[cut].role == "system":
@@ -362,12 +406,25 @@ class Conversation(BaseModel):
             tools=[t if isinstance(t, ToolDef) else ToolDef.model_validate(t) for t in tools],
             name=name,
             source_format=source_format,
+            metadata=dict(metadata or {}),
+            recorded_compactions=[
+                compaction.model_copy(update={"index": compaction.index - cut})
+                for compaction in recorded_compactions
+                if compaction.index >= cut
+            ],
+            readings=list(readings),
         )
 
     def with_messages(self, messages: list[Message]) -> Conversation:
-        """A copy with other context messages (system, tools and name kept)."""
+        """A copy with other context messages (system, tools, name and metadata kept; the recorded compactions,
+        which point into the old messages, are not)."""
         return Conversation(
-            system=self.system, messages=messages, tools=self.tools, name=self.name, source_format=self.source_format
+            system=self.system,
+            messages=messages,
+            tools=self.tools,
+            name=self.name,
+            source_format=self.source_format,
+            metadata=self.metadata,
         )
 
     def to_openjiuwen(self) -> dict[str, Any]:

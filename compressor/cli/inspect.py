@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from ..analysis import Analysis, analyze
+from ..census import count_messages, describe_reading
 from .common import EXIT_BAD_INPUT, EXIT_OK, add_settings, bad, load_all, settings_config, validation_line
 
 
@@ -44,6 +45,21 @@ def _format_analysis(analysis: Analysis) -> str:
     ]
     if span.unanchored[1] > span.unanchored[0]:
         rows.append(f"    (no span)      [{span.unanchored[0]}, {span.unanchored[1]})  no real user message to anchor on")
+    counts = count_messages(analysis.conversation)
+    rows.append(
+        f"  turns            {counts.real_user} real user, {counts.internal_user} internal user, {counts.assistant} "
+        f"assistant, {counts.tool} tool results for {counts.tool_calls} tool calls"
+        + (f" ({counts.unmatched_tool_calls} calls unanswered)" if counts.unmatched_tool_calls else "")
+        + (f" ({counts.unmatched_tool_results} results without a call)" if counts.unmatched_tool_results else "")
+    )
+    for compaction in analysis.conversation.recorded_compactions:
+        sizes = (
+            f", {compaction.tokens_before:,} → {compaction.tokens_after:,} tokens"
+            if compaction.tokens_before is not None and compaction.tokens_after is not None
+            else ""
+        )
+        rows.append(f"  recorded         {compaction.source} compaction at message {compaction.index}{sizes}")
+    rows.extend(f"  reading          {describe_reading(reading)}" for reading in analysis.conversation.readings)
     rows.append(f"  decision         {'HIT' if d.hit else 'no'}: {d.reason} — {d.explain()}")
     if not analysis.config.model_configured:
         rows.append("  note             no model configured: openJiuwen itself would not compact with this config")
