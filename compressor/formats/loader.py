@@ -12,10 +12,10 @@ from pydantic import ValidationError
 
 from compressor.errors import ConversationFormatError
 from compressor.formats.problems import FormatProblem, Loc, problem_from_validation, type_name
-from compressor.formats.registry import reader_for
+from compressor.formats.registry import READERS, reader_for
 from compressor.formats.shape import Shape
 from compressor.formats.source import MAX_DEPTH, Source, read_source
-from compressor.messages import Conversation
+from compressor.messages import Conversation, Reading
 
 #: Values of ``Conversation.source_format`` a loader sets.
 FORMAT_NAMES: tuple[str, ...] = (
@@ -27,8 +27,6 @@ FORMAT_NAMES: tuple[str, ...] = (
     "swe-agent",
     "traj-records",
 )
-
-_EXPECTED = "expected a message list, a {messages, tools} object, SWE-agent history or records with traj"
 
 
 def load_conversations(source: Source, *, name: str | None = None) -> list[Conversation]:
@@ -54,7 +52,11 @@ def _load(source: Source, name: str | None) -> tuple[str, list[Conversation]]:
     document = read_source(source, name)
     try:
         if document.lines is not None:
-            return document.label, _from_lines(document.lines, document.stem)
+            conversations = _from_lines(document.lines, document.stem)
+            if document.truncated_tail:
+                torn = Reading(code="truncated_tail")
+                conversations = [c.model_copy(update={"readings": [*c.readings, torn]}) for c in conversations]
+            return document.label, conversations
         return document.label, _from_value(document.value, document.stem, consume=document.parsed)
     except FormatProblem as problem:
         raise ConversationFormatError(document.label, str(problem)) from None
@@ -77,18 +79,18 @@ def _from_value(value: Any, stem: str, *, consume: bool = False) -> list[Convers
         reader = reader_for(line)
         if reader is not None:
             return reader.read(line)
-        raise FormatProblem(root, f"unrecognised format: an object with keys {_keys(value)}; {_EXPECTED}")
+        raise FormatProblem(root, f"unrecognised format: an object with keys {_keys(value)}; {_tried()}")
     if not isinstance(value, list):
         raise FormatProblem(root, f"unrecognised format: a JSON {type_name(value)}, not a conversation")
     if not value:
         raise FormatProblem(root, "is an empty list, not a conversation")
     shape = Shape.of_array(value, stem, consume=consume)
     if not shape.objects:
-        raise FormatProblem(root, f"unrecognised format: a list of {type_name(value[0])} values; {_EXPECTED}")
+        raise FormatProblem(root, f"unrecognised format: a list of {type_name(value[0])} values; {_tried()}")
     reader = reader_for(shape)
     if reader is None:
         raise FormatProblem(
-            root, f"unrecognised format: a list of objects with keys {_keys(shape.objects[0])}; {_EXPECTED}"
+            root, f"unrecognised format: a list of objects with keys {_keys(shape.objects[0])}; {_tried()}"
         )
     return reader.read(shape)
 
@@ -103,10 +105,13 @@ def _from_lines(lines: tuple[tuple[int, Any], ...], stem: str) -> list[Conversat
         number, first = lines[0]
         raise FormatProblem(
             Loc(line=number),
-            f"unrecognised format: a line with keys {_keys(first)}; expected one message per line or a Claude "
-            "Code session",
+            f"unrecognised format: JSONL of objects with keys {_keys(first)}; {_tried()}",
         )
     return reader.read(shape)
+
+
+def _tried() -> str:
+    return "formats tried: " + ", ".join(reader.name for reader in READERS)
 
 
 def _keys(value: dict[str, Any], limit: int = 6) -> str:

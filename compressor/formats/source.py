@@ -44,6 +44,8 @@ class Document:
     lines: tuple[tuple[int, Any], ...] | None = None
     #: True when the values were parsed here (nobody else holds them): a loader may release them as it goes.
     parsed: bool = True
+    #: True when the last JSONL line was cut off mid-record (a file still being written) and was left out.
+    truncated_tail: bool = False
 
 
 def read_source(source: Source, name: str | None = None) -> Document:
@@ -252,13 +254,13 @@ def _parse_text(text: str, label: str, stem: str, jsonl: bool) -> Document:
             _guard(lambda: check_depth(value, Loc()), label)
             return Document(label=label, stem=stem, value=value)
     try:
-        lines = _parse_lines(text)
+        lines, truncated = _parse_lines(text)
     except FormatProblem as problem:
         if jsonl and problem.loc.line == _first_line_number(text) and _is_one_document(text):
             # A ".jsonl" name on one pretty-printed JSON document: read it as the document it is.
             return _parse_text(text, label, stem, jsonl=False)
         raise ConversationFormatError(label, str(problem)) from None
-    return Document(label=label, stem=stem, lines=tuple(lines))
+    return Document(label=label, stem=stem, lines=tuple(lines), truncated_tail=truncated)
 
 
 def _is_one_document(text: str) -> bool:
@@ -291,10 +293,12 @@ def _json_problem(error: json.JSONDecodeError, text: str) -> str:
     return f"not valid JSON at line {error.lineno} column {error.colno} ({error.msg})"
 
 
-def _parse_lines(text: str) -> list[tuple[int, Any]]:
+def _parse_lines(text: str) -> tuple[list[tuple[int, Any]], bool]:
+    """The values of a JSONL text's lines, and whether a torn last line (no newline after it) was left out."""
     # Split on "\n" only: JSON strings may hold other line-separator characters unescaped.
     values: list[tuple[int, Any]] = []
-    for number, raw in enumerate(text.split("\n"), start=1):
+    raws = text.split("\n")
+    for number, raw in enumerate(raws, start=1):
         if not raw.strip():
             continue
         loc = Loc(line=number)
@@ -303,10 +307,12 @@ def _parse_lines(text: str) -> list[tuple[int, Any]]:
         except RecursionError:
             raise FormatProblem(loc, f"nested deeper than {MAX_DEPTH} levels") from None
         except json.JSONDecodeError as error:
+            if number == len(raws) and values:
+                return values, True  # the writer is mid-line: read up to the last whole record
             raise FormatProblem(loc, f"not valid JSON ({error.msg} at column {error.colno})") from None
         check_depth(value, loc)
         values.append((number, value))
-    return values
+    return values, False
 
 
 def check_depth(value: Any, loc: Loc, limit: int = MAX_DEPTH) -> None:

@@ -1,0 +1,56 @@
+"""The loader: a format it does not know names what it tried; a session still being written reads up to its
+last whole record."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compressor.errors import ConversationFormatError
+from compressor.formats import load_conversations
+from compressor.formats.registry import READERS
+
+
+class TestUnknownFormats:
+    def test_the_error_lists_every_format_tried(self, tmp_path: Path) -> None:
+        path = tmp_path / "steps.jsonl"
+        path.write_text('{"step_index": 1, "source": "USER"}\n{"step_index": 2, "source": "MODEL"}\n')
+        with pytest.raises(ConversationFormatError) as caught:
+            load_conversations(path)
+        message = str(caught.value)
+        assert "\n" not in message
+        assert "JSONL of objects with keys step_index, source" in message
+        assert "formats tried: " + ", ".join(reader.name for reader in READERS) in message
+
+    def test_an_object_names_its_keys(self) -> None:
+        with pytest.raises(ConversationFormatError, match=r"an object with keys title, items; formats tried: "):
+            load_conversations({"title": "x", "items": []}, name="odd.json")
+
+
+class TestFilesBeingWritten:
+    def test_a_torn_last_line_is_left_out_with_a_note(self, tmp_path: Path) -> None:
+        path = tmp_path / "live.jsonl"
+        path.write_text('{"role": "user", "content": "hi"}\n{"role": "assistant", "content": "yo"}\n{"role": "us')
+        (conversation,) = load_conversations(path)
+        assert [m.role for m in conversation.messages] == ["user", "assistant"]
+        assert [r.code for r in conversation.readings] == ["truncated_tail"]
+        assert path.read_text().endswith('{"role": "us')  # the input is untouched
+
+    def test_a_broken_line_in_the_middle_is_still_an_error(self, tmp_path: Path) -> None:
+        path = tmp_path / "broken.jsonl"
+        path.write_text('{"role": "user", "content": "hi"}\n{"role": "assi\n{"role": "user", "content": "x"}\n')
+        with pytest.raises(ConversationFormatError, match="line 2: not valid JSON"):
+            load_conversations(path)
+
+    def test_a_torn_only_line_is_an_error(self, tmp_path: Path) -> None:
+        path = tmp_path / "start.jsonl"
+        path.write_text('{"role": "us')
+        with pytest.raises(ConversationFormatError):
+            load_conversations(path)
+
+    def test_a_whole_file_has_no_note(self, tmp_path: Path) -> None:
+        path = tmp_path / "done.jsonl"
+        path.write_text('{"role": "user", "content": "hi"}\n')
+        (conversation,) = load_conversations(path)
+        assert conversation.readings == []
