@@ -154,6 +154,12 @@ class Analysis:
         return out
 
 
+def run_model_of(conversation: Conversation) -> str | None:
+    """The model the run's own file names (``metadata["model"]``), if any."""
+    model = conversation.metadata.get("model")
+    return model if isinstance(model, str) and model.strip() else None
+
+
 def analyze(
     conversation: Conversation,
     config: CurrentRoundCompressorConfig | None = None,
@@ -170,7 +176,7 @@ def analyze(
     config = config or CurrentRoundCompressorConfig()
     if model is None and config.model is not None:
         model = config.model.model_name
-    capacity = resolve_context_max(context_max, model)
+    capacity = resolve_context_max(context_max, model, run_model=run_model_of(conversation))
     tokens = profile(conversation, counter)
     messages = conversation.messages
     last_user = last_user_index(messages)
