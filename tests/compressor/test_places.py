@@ -1,0 +1,80 @@
+"""Finding the sessions agents wrote in their standard places, and ``compaction-lab runs`` listing them."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+from pathlib import Path
+
+from compressor.cli import main
+from compressor.formats.places import PLACES, find_sessions
+from tests.conftest import TRANSCRIPTS, fixture
+
+
+def home_with_sessions(home: Path) -> dict[str, Path]:
+    claude = home / ".claude/projects/-work-app/0b1c.jsonl"
+    codex = home / ".codex/sessions/2026/11/30/rollout-2026-11-30T10-00-00-abc.jsonl"
+    gemini = home / ".gemini/tmp/5f3a/chats/session-2026-11-29T09-00-abc.json"
+    cline = home / ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1732/api_conversation_history.json"
+    for path in (claude, codex, gemini, cline):
+        path.parent.mkdir(parents=True)
+    shutil.copyfile(fixture(TRANSCRIPTS / "claude-code-session.jsonl"), claude)
+    codex.write_text('{"x": 1}\n')
+    gemini.write_text("{}")
+    cline.write_text("[]")
+    (home / ".claude/projects/-work-app/notes.txt").write_text("not a session")
+    for age, path in enumerate((claude, codex, gemini, cline)):
+        stamp = 1_764_000_000 - age * 3600
+        os.utime(path, (stamp, stamp))
+    return {"claude-code": claude, "codex": codex, "gemini-cli": gemini, "cline": cline}
+
+
+class TestFindSessions:
+    def test_every_agent_in_its_place_newest_first(self, tmp_path: Path) -> None:
+        made = home_with_sessions(tmp_path)
+        found = find_sessions(tmp_path, environ={})
+        assert [(s.agent, s.path) for s in found] == list(made.items())
+
+    def test_an_agents_own_variable_moves_its_folder(self, tmp_path: Path) -> None:
+        elsewhere = tmp_path / "codex-home" / "sessions" / "2026" / "rollout-x.jsonl"
+        elsewhere.parent.mkdir(parents=True)
+        elsewhere.write_text("{}\n")
+        found = find_sessions(tmp_path / "empty-home", environ={"CODEX_HOME": str(tmp_path / "codex-home")})
+        assert [(s.agent, s.path) for s in found] == [("codex", elsewhere)]
+
+    def test_a_symlink_leaving_the_folder_is_not_followed(self, tmp_path: Path) -> None:
+        outside = tmp_path / "secret.jsonl"
+        outside.write_text("{}\n")
+        projects = tmp_path / "home/.claude/projects/p"
+        projects.mkdir(parents=True)
+        (projects / "link.jsonl").symlink_to(outside)
+        assert find_sessions(tmp_path / "home", environ={}) == []
+
+    def test_no_folders_no_sessions(self, tmp_path: Path) -> None:
+        assert find_sessions(tmp_path, environ={}) == []
+
+    def test_every_place_names_an_agent_and_a_pattern(self) -> None:
+        assert all(place.agent and place.patterns for place in PLACES)
+
+
+class TestRunsCommand:
+    def run(self, *argv: str) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        return main(list(argv), out=out, err=err), out.getvalue(), err.getvalue()
+
+    def test_json_rows_with_messages_or_the_reason_a_file_is_unreadable(self, tmp_path: Path) -> None:
+        made = home_with_sessions(tmp_path)
+        code, out, _ = self.run("runs", "--home", str(tmp_path), "--json")
+        rows = [json.loads(line) for line in out.splitlines()]
+        assert code == 0 and [row["path"] for row in rows] == [str(p) for p in made.values()]
+        assert rows[0]["agent"] == "claude-code" and rows[0]["messages"] == 79
+        assert rows[1]["messages"] is None and rows[1]["error"].startswith(str(made["codex"]))
+
+    def test_the_table_and_the_empty_case(self, tmp_path: Path) -> None:
+        home_with_sessions(tmp_path / "home")
+        code, out, _ = self.run("runs", "--home", str(tmp_path / "home"), "--limit", "1")
+        assert code == 0 and "claude-code" in out and "79 messages" in out and "… and 3 older" in out
+        code, out, _ = self.run("runs", "--home", str(tmp_path / "nobody"))
+        assert code == 0 and out.startswith("no agent sessions found")
