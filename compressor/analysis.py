@@ -13,6 +13,7 @@ from typing import Any
 from .census import count_messages, describe_reading
 from .config import CurrentRoundCompressorConfig
 from .messages import Conversation
+from .overhead import HiddenOverhead, hidden_overhead
 from .spans import Segment, Span, build_span, effective_keep, last_user_index
 from .tokens import TokenCounter, TokenProfile, get_counter, profile
 from .trigger import Decision, decide, min_target_for
@@ -54,6 +55,11 @@ class Analysis:
     @property
     def counter(self) -> str:
         return self.profile.counter
+
+    @cached_property
+    def hidden_overhead(self) -> HiddenOverhead:
+        """What the run's reported usage holds beyond the messages the file shows (see ``overhead``)."""
+        return hidden_overhead(self.conversation, self.counter_value)
 
     @property
     def counter_value(self) -> TokenCounter:
@@ -148,6 +154,7 @@ class Analysis:
             ],
             "reading": [describe_reading(reading) for reading in self.conversation.readings],
             "metadata": self.conversation.metadata,
+            "hidden_overhead": self.hidden_overhead.to_dict(),
         }
         if include_messages:
             out["per_message"] = [row.to_dict() for row in self.per_message]
