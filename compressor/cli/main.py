@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..errors import CompressorError
-from . import compact, dashboard, dumps, inspect, runs, simulate
+from . import compact, dashboard, dumps, export, inspect, runs, simulate
 from .common import EXIT_BAD_INPUT, bad
 
 #: The commands in the order ``--help`` lists them; each module adds its parser and its ``run``.
-COMMANDS = (inspect, compact, simulate, dumps, runs, dashboard)
+COMMANDS = (inspect, compact, simulate, dumps, runs, export, dashboard)
 
 
 def build_parser() -> argparse.ArgumentParser:
