@@ -66,6 +66,11 @@ class CompactionResult:
     reinjection_tokens: int = 0
     tail_tokens: int = 0
     reinjection: Reinjection | None = None
+    #: What openJiuwen's own memory block and recovered-context message would cost for the same summary, files
+    #: and skills (SPEC §10.6, §12; our wording differs), and the context after with them; 0 until a summary exists.
+    openjiuwen_memory_tokens: int = 0
+    openjiuwen_reinjection_tokens: int = 0
+    openjiuwen_tokens_after: int = 0
     dump_path: str | None = None
     dump_error: str | None = None
     debug_records: tuple[dict[str, Any], ...] = ()
@@ -91,6 +96,29 @@ class CompactionResult:
     @property
     def reduction_ratio(self) -> float:
         return round(self.saved_tokens / self.tokens_before, 4) if self.tokens_before else 0.0
+
+    @property
+    def memory_tokens_over_openjiuwen(self) -> int:
+        """How many tokens our memory block costs more than openJiuwen's for the same summary (negative: fewer)."""
+        return self.memory_tokens - self.openjiuwen_memory_tokens if self.openjiuwen_memory_tokens else 0
+
+    @property
+    def reinjection_tokens_over_openjiuwen(self) -> int:
+        """The same for the recovered-context message (its files and skills; 0 without one)."""
+        return self.reinjection_tokens - self.openjiuwen_reinjection_tokens
+
+    @property
+    def sizing_text(self) -> str:
+        """One plain sentence comparing our memory block with openJiuwen's for the same summary ("" without one)."""
+        if not self.openjiuwen_memory_tokens:
+            return ""
+        difference = self.memory_tokens_over_openjiuwen
+        if difference == 0:
+            return f"openJiuwen's memory block would cost the same {self.memory_tokens:,} tokens."
+        return (
+            f"openJiuwen's memory block would be {abs(difference):,} tokens {'smaller' if difference > 0 else 'larger'}"
+            f" ({self.openjiuwen_memory_tokens:,} instead of {self.memory_tokens:,})."
+        )
 
     @property
     def status_text(self) -> str:
@@ -137,6 +165,12 @@ class CompactionResult:
             "reinjection_tokens": self.reinjection_tokens,
             "tail_tokens": self.tail_tokens,
             "reinjected_files": [f.path for f in self.reinjection.files] if self.reinjection else [],
+            "openjiuwen_memory_tokens": self.openjiuwen_memory_tokens,
+            "openjiuwen_reinjection_tokens": self.openjiuwen_reinjection_tokens,
+            "openjiuwen_tokens_after": self.openjiuwen_tokens_after,
+            "memory_tokens_over_openjiuwen": self.memory_tokens_over_openjiuwen,
+            "reinjection_tokens_over_openjiuwen": self.reinjection_tokens_over_openjiuwen,
+            "sizing_text": self.sizing_text,
             "prompt": self.prompt,
             "raw_reply": self.raw_reply,
             "summary": self.summary,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -21,9 +21,10 @@ from .dumps import DebugLog, LabExtension, build_dump_record, resolve_dump_dir, 
 from .errors import BackendError, ErrorKind, classify_exception
 from .messages import Conversation, Message
 from .prompt import build_prompt, extract_summary, memory_message
-from .reinjection import build_reinjection
+from .reinjection import READ_FILE_TOOLS, Reinjection, build_reinjection
 from .retry import OVERFLOW_BUDGET_RATIOS, overflow_budget, retry_delay, should_retry, shrink_keep
-from .tokens import TokenCounter, get_counter
+from .tokens import LIST_OVERHEAD, TokenCounter, get_counter
+from .upstream_sizing import memory_tokens as openjiuwen_memory_tokens
 
 PROCESSOR_TYPE = "CurrentRoundCompressor"
 DEFAULT_SESSION_ID = "default_session_id"
@@ -39,6 +40,8 @@ class CurrentRoundCompressor:
 
     ``backend`` defaults to an OpenAI-compatible endpoint when the config or the environment names one,
     else to the offline extractive backend. ``sleep`` is injectable so backoff can be observed in tests.
+    ``read_tools`` are the read tools whose files come back after a compaction (openJiuwen's ``read_file`` only,
+    unless our extension is asked for, see ``reinjection``).
     """
 
     def __init__(
@@ -54,6 +57,7 @@ class CurrentRoundCompressor:
         session_id: str = DEFAULT_SESSION_ID,
         context_id: str | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        read_tools: Collection[str] = READ_FILE_TOOLS,
     ) -> None:
         self.config = config or CurrentRoundCompressorConfig()
         if backend is None:
@@ -71,6 +75,7 @@ class CurrentRoundCompressor:
         self._dump_dir_setting = dump_dir
         self._debug_dir_setting = debug_dir
         self._sleep = sleep
+        self.read_tools = tuple(read_tools)
 
     # -- public --------------------------------------------------------------------------------
 
@@ -176,8 +181,9 @@ class _Run:
 
     def unchanged(self, status: Status, reason: str, *, error: str | None = None,
                   raw: str | None = None, summary: str | None = None, usage: dict[str, Any] | None = None,
-                  tokens_after: int | None = None) -> CompactionResult:
+                  tokens_after: int | None = None, sizes: dict[str, Any] | None = None) -> CompactionResult:
         return CompactionResult(
+            **(sizes or {}),
             status=status,
             reason=reason,
             analysis=self.analysis,
@@ -211,14 +217,16 @@ class _Run:
         prefix = list(self.context[: self.prefix_end])
         tail = list(self.context[self.compress_end :])
         memory = memory_message(summary)
-        reinjection = build_reinjection(self.context, [*prefix, *tail])
+        reinjection = build_reinjection(self.context, [*prefix, memory, *tail], read_tools=self.owner.read_tools)
         extra = [reinjection.message] if reinjection is not None else []
         new_context = [*prefix, memory, *extra, *tail]
         tokens_after = self.counter.count(new_context)
+        sizes = self._sizes(prefix, memory, extra, tail, summary, reinjection)
         if tokens_after >= self.tokens_before:
             return self.unchanged("no_benefit", "no_benefit", raw=raw, summary=summary, usage=reply.usage,
-                                  tokens_after=tokens_after)
+                                  tokens_after=tokens_after, sizes=sizes)
         result = CompactionResult(
+            **sizes,
             status="compacted",
             reason=self.analysis.decision.reason,
             analysis=self.analysis,
@@ -235,14 +243,27 @@ class _Run:
             raw_reply=raw,
             summary=summary,
             usage=reply.usage,
-            prefix_tokens=self.counter.count(prefix),
-            memory_tokens=self.counter.count([memory]),
-            reinjection_tokens=self.counter.count(extra),
-            tail_tokens=self.counter.count(tail),
-            reinjection=reinjection,
             seconds=time.perf_counter() - self.started,
         )
         return self._dumped(result, dump_dir, context_id)
+
+    def _sizes(self, prefix: list[Message], memory: Message, extra: list[Message], tail: list[Message],
+               summary: str, reinjection: Reinjection | None) -> dict[str, Any]:
+        """What the new context holds, counted on what we send and as openJiuwen's own messages would cost."""
+        counter = self.counter
+        kept = sum(counter.message_tokens(m) for m in (*prefix, *tail))
+        upstream_memory = openjiuwen_memory_tokens(counter, summary)
+        upstream_reinjection = reinjection.openjiuwen_tokens(counter) if reinjection is not None else 0
+        return {
+            "prefix_tokens": counter.count(prefix),
+            "memory_tokens": counter.count([memory]),
+            "reinjection_tokens": counter.count(extra),
+            "tail_tokens": counter.count(tail),
+            "reinjection": reinjection,
+            "openjiuwen_memory_tokens": upstream_memory + LIST_OVERHEAD,
+            "openjiuwen_reinjection_tokens": upstream_reinjection + LIST_OVERHEAD if upstream_reinjection else 0,
+            "openjiuwen_tokens_after": kept + upstream_memory + upstream_reinjection + LIST_OVERHEAD,
+        }
 
     def _dumped(self, result: CompactionResult, dump_dir: str | None, context_id: str) -> CompactionResult:
         if dump_dir is None:

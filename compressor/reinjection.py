@@ -1,4 +1,4 @@
-"""State reinjection: the ``<recovered_context>`` message that re-adds recently read files (SPEC §12).
+"""State reinjection: the ``<recovered_context>`` message that re-adds recently read files and loaded skills (SPEC §12).
 
 Invariant: only files that read calls returned in completed rounds of the original context are recovered,
 never one whose JSON result is still visible in the kept messages; the message is a pure function of its inputs.
@@ -14,44 +14,60 @@ Choices where SPEC §12 leaves room (each matches what openJiuwen 0.1.19.post2 p
   the first snapshot seen for a path wins ("one entry per path, the newest read").
 - The budget is spent the way openJiuwen spends it: a file is taken while budget remains before it, so the file
   that exhausts the 50,000 characters is still included (four 15,000-character files fit, not three).
-- Read tools: ``read_file`` (openJiuwen's tool) and ``Read`` (Claude Code's, which also passes ``file_path``),
-  both matched exactly. openJiuwen itself matches only ``read_file``: pass ``read_tools=OPENJIUWEN_READ_TOOLS``
-  to reproduce it on conversations whose agent had a tool named ``Read``.
-- The whole section is capped at 12,000 characters (head and tail around a marker). openJiuwen also caps each
-  file block at 12,000 first; that step never changes the visible text, because any block longer than the cap
-  makes the section longer than the cap too, and the section cut keeps the same leading and trailing characters.
+- Read tools: only ``read_file`` by default, as openJiuwen. Claude Code's ``Read`` (which also passes ``file_path``)
+  is **our extension**, used only when asked for (``read_tools=WITH_CLAUDE_CODE_READ``); such files are marked
+  ``extension`` so no page passes them off as openJiuwen's.
+- Skills (``skills.py``): SKILL.md files loaded with ``skill_tool`` or read with ``read_file`` come back in their
+  own section, before the files, as openJiuwen's skills builder does.
+- The message is written in our own words; ``Reinjection.openjiuwen_tokens`` is what openJiuwen's message for the
+  same files and skills costs (``upstream_sizing``), which is what the replay counts.
 """
 
 from __future__ import annotations
 
-import ast
-import json
-import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .messages import Message, ToolCall
+from .skills import select_skills
+from .tokens import TokenCounter
+from .tool_results import (
+    EXCLUDED_PATH_PARTS,
+    argument_path,
+    is_excluded_path,
+    parse_tool_result,
+    result_text_of,
+)
+from .upstream_sizing import ReadEntry, reinjection_tokens
 
-#: Tool names whose results are recovered by default (see the module docstring).
-READ_FILE_TOOLS: tuple[str, ...] = ("read_file", "Read")
-#: The only read tool openJiuwen itself recognises.
+__all__ = [
+    "EXCLUDED_PATH_PARTS",
+    "argument_path",
+    "is_excluded_path",
+    "parse_tool_result",
+    "result_text_of",
+]
+
+#: The only read tool openJiuwen recognises, and so the default.
 OPENJIUWEN_READ_TOOLS: tuple[str, ...] = ("read_file",)
+READ_FILE_TOOLS: tuple[str, ...] = OPENJIUWEN_READ_TOOLS
+#: Our extension: Claude Code's ``Read`` recovered too, for runs recorded by Claude Code.
+WITH_CLAUDE_CODE_READ: tuple[str, ...] = ("read_file", "Read")
 
 MAX_FILES = 5
 TOTAL_CHAR_BUDGET = 50_000
 PER_FILE_CHARS = 15_000
 SECTION_CHAR_CAP = 12_000
-#: Paths containing one of these (after ``\\`` → ``/`` and lower-casing) are never recovered.
-EXCLUDED_PATH_PARTS: tuple[str, ...] = ("/.git/", "/node_modules/", "/__pycache__/")
 
-#: openJiuwen's other reinjection builders read agent session state (plan files, todo lists, background tasks,
-#: loaded skills) that a conversation file does not hold; they are reported as not available offline.
-UNAVAILABLE_BUILDERS: tuple[str, ...] = ("plan", "plan_mode", "todo", "task_status", "skills")
+#: openJiuwen's other reinjection builders read agent session state (plan files, plan mode, todo lists,
+#: background tasks) that a conversation file does not hold; they are reported as not available offline.
+UNAVAILABLE_BUILDERS: tuple[str, ...] = ("plan", "plan_mode", "todo", "task_status")
 
 OPEN_TAG = "<recovered_context>"
 CLOSE_TAG = "</recovered_context>"
 SECTION_OPEN = '<section name="read_file">'
+SKILLS_SECTION_OPEN = '<section name="skills">'
 SECTION_CLOSE = "</section>"
 
 INSTRUCTION = (
@@ -78,10 +94,22 @@ class ReinjectedFile:
     call_id: str
     result_index: int  # index of the tool message in the original context
     text: str  # the content as placed in the message (FILE_CUT_MARKER in the middle when truncated)
+    tool: str = "read_file"  # the read tool that returned it
+    content: str = ""  # the whole content the tool returned
 
     @property
     def budget_charge(self) -> int:
         return min(self.chars, PER_FILE_CHARS)
+
+    @property
+    def extension(self) -> bool:
+        """Recovered by our extension (a read tool openJiuwen does not know), not by openJiuwen."""
+        return self.tool not in OPENJIUWEN_READ_TOOLS
+
+    def upstream_entry(self) -> ReadEntry:
+        """This file as openJiuwen's read_file section lays it out."""
+        lines = "unknown" if self.lines_returned is None else str(self.lines_returned)
+        return ReadEntry(self.path, lines, self.partial, self.content)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -92,6 +120,8 @@ class ReinjectedFile:
             "truncated": self.truncated,
             "call_id": self.call_id,
             "result_index": self.result_index,
+            "tool": self.tool,
+            "extension": self.extension,
         }
 
 
@@ -103,19 +133,33 @@ class Reinjection:
     files: tuple[ReinjectedFile, ...]
     unavailable: tuple[str, ...] = UNAVAILABLE_BUILDERS
     section_truncated: bool = False
+    skills: tuple[str, ...] = ()  # the skill snapshots, oldest first
 
     @property
     def paths(self) -> tuple[str, ...]:
         return tuple(item.path for item in self.files)
 
     @property
+    def extension_paths(self) -> tuple[str, ...]:
+        """Files only our extension recovers (openJiuwen's own message would not hold them)."""
+        return tuple(item.path for item in self.files if item.extension)
+
+    @property
     def text(self) -> str:
         return self.message.text
+
+    def openjiuwen_tokens(self, counter: TokenCounter) -> int:
+        """Per-message tokens of openJiuwen's message for the same skills and files, as openJiuwen lays them out.
+
+        Files only our extension recovers are laid out as openJiuwen lays out its own ``read_file`` files.
+        """
+        return reinjection_tokens(counter, self.skills, [item.upstream_entry() for item in self.files])
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "message": self.message.to_openjiuwen(),
             "files": [item.to_dict() for item in self.files],
+            "skills": list(self.skills),
             "unavailable": list(self.unavailable),
             "section_truncated": self.section_truncated,
             "chars": len(self.message.text),
@@ -130,11 +174,13 @@ def build_reinjection(
 ) -> Reinjection | None:
     """The recovered-context message for a compaction of ``original`` that keeps ``kept`` verbatim, or None.
 
-    ``original`` is the context before compaction (system messages excluded); ``kept`` is prefix + tail.
+    ``original`` is the context before compaction (system messages excluded); ``kept`` is what stays around the
+    new memory block: prefix, the memory block itself, and tail (the skills builder compares with all three).
     """
     visible = visible_result_paths(kept)
+    rounds = completed_rounds(original)
     candidates: list[ReinjectedFile] = []
-    for start, end in reversed(completed_rounds(original)):
+    for start, end in reversed(rounds):
         for call, result_index in _read_calls(original, start, end, read_tools):
             snapshot = _snapshot(call, original[result_index], result_index)
             if snapshot is None or snapshot.path in visible or is_excluded_path(snapshot.path):
@@ -152,20 +198,31 @@ def build_reinjection(
         remaining -= snapshot.budget_charge
         if len(selected) >= MAX_FILES or remaining <= 0:
             break
-    if not selected:
+    skills = select_skills(original, rounds, kept)
+    if not selected and not skills:
         return None
     selected.reverse()  # newest-first selection, chronological output
-    return reinjection_from_files(selected)
+    return reinjection_from_files(selected, skills)
 
 
-def reinjection_from_files(files: Sequence[ReinjectedFile]) -> Reinjection:
-    """The recovered-context message for files already selected, in chronological order (section capped)."""
-    section, section_truncated = cap_text(render_section(files), SECTION_CHAR_CAP, SECTION_CUT_MARKER)
-    content = f"{OPEN_TAG}\n<instruction>\n{INSTRUCTION}\n</instruction>\n\n{SECTION_OPEN}\n{section}\n{SECTION_CLOSE}\n{CLOSE_TAG}"
+def reinjection_from_files(files: Sequence[ReinjectedFile], skills: Sequence[str] = ()) -> Reinjection:
+    """The recovered-context message for files (chronological) and skills (oldest first) already selected."""
+    sections: list[str] = []
+    if skills:
+        body, _ = cap_text("\n\n".join(skills), SECTION_CHAR_CAP, SECTION_CUT_MARKER)
+        sections.append(f"{SKILLS_SECTION_OPEN}\n{body}\n{SECTION_CLOSE}")
+    section_truncated = False
+    if files:
+        body, section_truncated = cap_text(render_section(files).strip(), SECTION_CHAR_CAP, SECTION_CUT_MARKER)
+        sections.append(f"{SECTION_OPEN}\n{body}\n{SECTION_CLOSE}")
+    content = (
+        f"{OPEN_TAG}\n<instruction>\n{INSTRUCTION}\n</instruction>\n\n" + "\n\n".join(sections) + f"\n{CLOSE_TAG}"
+    )
     return Reinjection(
         message=Message(role="user", content=content),
         files=tuple(files),
         section_truncated=section_truncated,
+        skills=tuple(skills),
     )
 
 
@@ -235,22 +292,23 @@ def _snapshot(call: ToolCall, result: Message, result_index: int) -> ReinjectedF
         return None
     parsed = parse_tool_result(result_text)
     arguments = call.parsed_arguments()
-    path = ""
+    path: Any = ""
     content: str = result_text
     line_count: Any = None
     if isinstance(parsed, dict):
-        if isinstance(parsed.get("file_path"), str):
-            path = parsed["file_path"]
+        path = parsed.get("file_path") or ""
         if isinstance(parsed.get("content"), str):
             content = parsed["content"]
         line_count = parsed.get("line_count")
+    if not isinstance(path, str):  # a file_path that is not text: openJiuwen takes nothing from this read
+        return None
     path = path or argument_path(arguments, call.arguments)
     if not path:
         return None
     lines: int | None
     if line_count is None:
         lines = len(content.splitlines())
-    elif isinstance(line_count, int) and not isinstance(line_count, bool):
+    elif isinstance(line_count, int):
         lines = line_count
     else:
         lines = None
@@ -268,47 +326,9 @@ def _snapshot(call: ToolCall, result: Message, result_index: int) -> ReinjectedF
         call_id=call.id,
         result_index=result_index,
         text=text,
+        tool=call.name,
+        content=content,
     )
-
-
-def result_text_of(message: Message) -> str:
-    """A tool result as text: string content as is, list content as JSON (as openJiuwen reads it)."""
-    if isinstance(message.content, str):
-        return message.content
-    return json.dumps(message.content, ensure_ascii=False)
-
-
-_DATA_FIELD = re.compile(r"\bdata=(?P<data>\{.*?\})(?:\s+\w+=|$)", re.DOTALL)
-
-
-def parse_tool_result(text: str) -> Any:
-    """The JSON value of a result; for a printed tool output (``… data={...} …``) the ``data`` dict; else None."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
-    match = _DATA_FIELD.search(text)
-    if match is None:
-        return None
-    try:
-        value = ast.literal_eval(match.group("data"))
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def argument_path(arguments: dict[str, Any], raw_arguments: str) -> str:
-    """``file_path`` else ``path`` from the call arguments; falls back to a text search if they are not JSON."""
-    keys = ("file_path", "path")
-    for key in keys:
-        value = arguments.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    for key in keys:
-        match = re.search(rf'"{key}"\s*:\s*"([^"]+)"', raw_arguments)
-        if match:
-            return match.group(1).strip()
-    return ""
 
 
 def visible_result_paths(kept: Sequence[Message]) -> set[str]:
@@ -321,11 +341,6 @@ def visible_result_paths(kept: Sequence[Message]) -> set[str]:
         if isinstance(parsed, dict) and isinstance(parsed.get("file_path"), str):
             paths.add(parsed["file_path"])
     return paths
-
-
-def is_excluded_path(path: str) -> bool:
-    normalised = path.replace("\\", "/").lower()
-    return any(part in normalised for part in EXCLUDED_PATH_PARTS)
 
 
 # -- rendering -------------------------------------------------------------------------------------

@@ -18,19 +18,19 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from itertools import accumulate
-from typing import Literal
+from typing import Any, Literal
 
 import tiktoken
 
 from .errors import ConfigError
+from .image_tokens import image_part_tokens, is_image_part
 from .messages import Conversation, Message, ToolDef
+from .sanitize import content_text, sanitize_string, sanitize_value
 
 COUNTER_NAMES: tuple[str, ...] = ("cl100k_base", "o200k_base", "string_length")
 
 #: Both tiktoken counts and openJiuwen add this once per counted list, never per message.
 LIST_OVERHEAD = 3
-#: Our price for one image part (OpenAI's low-detail base cost); images are never priced as text.
-IMAGE_PART_TOKENS = 85
 
 # sha256 of the canonical .tiktoken files; the bundled copies must match byte for byte.
 _ENCODING_SHA256 = {
@@ -98,6 +98,14 @@ def _token_cache(message: Message) -> dict[str, int]:
     return cache_
 
 
+def usage_tail_tokens(message: Message) -> int:
+    """What a message after the usage anchor adds to the window: a third of its sanitised text (SPEC §6).
+
+    List content is read as the JSON of its sanitised copy, as openJiuwen reads it, not as its joined text parts.
+    """
+    return len(content_text(message.content)) // 3
+
+
 class TokenCounter(ABC):
     """Prices messages and tool definitions the way openJiuwen's counters do."""
 
@@ -111,16 +119,32 @@ class TokenCounter(ABC):
     def tool_calls_json(self, message: Message) -> str:
         """The JSON text an assistant's tool calls are priced as."""
 
+    @abstractmethod
+    def list_pieces(self, parts: Sequence[Any]) -> tuple[str, list[str], int]:
+        """List content as this counter reads it: the joined text, other texts priced apart, and fixed tokens."""
+
+    def pieces(self, message: Message) -> tuple[list[str], int]:
+        """The texts a message is priced as (each tokenised on its own) and the tokens priced without text."""
+        content = message.content
+        fixed = 0
+        apart: list[str] = []
+        if isinstance(content, str):
+            text = sanitize_string(content)
+        else:
+            text, apart, fixed = self.list_pieces(content)
+        texts = [f"<|start|>{message.role}\n{text}<|end|>", *apart]
+        if message.tool_calls:
+            texts.append(self.tool_calls_json(message))
+        return texts, fixed
+
     def message_tokens(self, message: Message) -> int:
         """Tokens of one message without the list overhead; cached on the message."""
         cache_ = _token_cache(message)
         cached = cache_.get(self.name)
         if cached is not None:
             return cached
-        tokens = self.tok(f"<|start|>{message.role}\n{message.text}<|end|>")
-        if message.tool_calls:
-            tokens += self.tok(self.tool_calls_json(message))
-        tokens += IMAGE_PART_TOKENS * message.image_count
+        texts, fixed = self.pieces(message)
+        tokens = fixed + sum(self.tok(text) for text in texts)
         cache_[self.name] = tokens
         return tokens
 
@@ -136,16 +160,14 @@ class TokenCounter(ABC):
         for begin in range(0, len(pending_all), 4096):
             pending = pending_all[begin : begin + 4096]
             texts: list[str] = []
+            shapes: list[tuple[int, int]] = []
             for message in pending:
-                texts.append(f"<|start|>{message.role}\n{message.text}<|end|>")
-                if message.tool_calls:
-                    texts.append(self.tool_calls_json(message))
+                pieces, fixed = self.pieces(message)
+                texts.extend(pieces)
+                shapes.append((len(pieces), fixed))
             counts = iter(self.tok_many(texts))
-            for message in pending:
-                tokens = next(counts)
-                if message.tool_calls:
-                    tokens += next(counts)
-                _token_cache(message)[name] = tokens + IMAGE_PART_TOKENS * message.image_count
+            for message, (number, fixed) in zip(pending, shapes, strict=True):
+                _token_cache(message)[name] = fixed + sum(next(counts) for _ in range(number))
         return [c[name] for c in caches]
 
     def count(self, messages: Sequence[Message]) -> int:
@@ -189,6 +211,24 @@ class TiktokenCounter(TokenCounter):
     def tool_calls_json(self, message: Message) -> str:
         return json.dumps([call.openai() for call in message.tool_calls or ()], ensure_ascii=False)
 
+    def list_pieces(self, parts: Sequence[Any]) -> tuple[str, list[str], int]:
+        # Image parts are priced by size; a text part (or any dict with a ``text`` key) joins the text; any other
+        # dict is priced on its own as the compact JSON of its sanitised copy; strings join the text as they are.
+        texts: list[str] = []
+        apart: list[str] = []
+        images = 0
+        for part in parts:
+            if isinstance(part, dict):
+                if is_image_part(part):
+                    images += image_part_tokens(part)
+                elif part.get("type") == "text" or "text" in part:
+                    texts.append(str(part.get("text") or ""))
+                else:
+                    apart.append(json.dumps(sanitize_value(part), ensure_ascii=False, separators=(",", ":")))
+            elif isinstance(part, str):
+                texts.append(part)
+        return "\n".join(texts), apart, images
+
 
 class StringLengthCounter(TokenCounter):
     """openJiuwen's fallback when no tokenizer is configured: a third of the characters."""
@@ -200,6 +240,16 @@ class StringLengthCounter(TokenCounter):
 
     def tool_calls_json(self, message: Message) -> str:
         return json.dumps([call.flat() for call in message.tool_calls or ()], ensure_ascii=False)
+
+    def list_pieces(self, parts: Sequence[Any]) -> tuple[str, list[str], int]:
+        # No image pricing here: a dict part is its ``text``, else its ``type``, else nothing; strings as they are.
+        texts: list[str] = []
+        for part in parts:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict):
+                texts.append(str(part.get("text") or part.get("type") or ""))
+        return "\n".join(texts), [], 0
 
 
 @cache
@@ -233,7 +283,7 @@ def window_total(
     for index in range(len(window) - 1, -1, -1):
         reported = window[index].reported_total_tokens
         if reported is not None:
-            tail = sum(len(m.text) // 3 for m in window[index + 1 :])
+            tail = sum(usage_tail_tokens(m) for m in window[index + 1 :])
             return WindowTotal(reported + tail, "usage", index, reported)
     return WindowTotal(counter.count(window) + counter.count_tools(tools), "counted")
 

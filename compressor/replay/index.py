@@ -25,7 +25,9 @@ from ..reinjection import (
     reinjection_from_files,
     result_text_of,
 )
-from ..tokens import LIST_OVERHEAD, TokenCounter, profile
+from ..skills import might_load_a_skill
+from ..tokens import LIST_OVERHEAD, TokenCounter, profile, usage_tail_tokens
+from ..upstream_sizing import memory_tokens
 
 TotalSource = Literal["usage", "counted"]
 #: The completed-rounds walk's state after a position: (round start, pending call ids, rounds completed).
@@ -69,11 +71,18 @@ def filler(counter: TokenCounter, tokens: int) -> str:
 
 
 class RunIndex:
-    """Counts, roles, call ids, real-user positions and the uncompacted windows of one run, for one counter."""
+    """Counts, roles, call ids, real-user positions and the uncompacted windows of one run, for one counter.
 
-    def __init__(self, conversation: Conversation, counter: TokenCounter) -> None:
+    The messages a simulated compaction adds are counted as openJiuwen's own would be (``upstream_sizing``): the
+    replay predicts openJiuwen, whose memory block and recovered-context message are worded differently from ours.
+    """
+
+    def __init__(
+        self, conversation: Conversation, counter: TokenCounter, read_tools: tuple[str, ...] = READ_FILE_TOOLS
+    ) -> None:
         self.conversation = conversation
         self.counter = counter
+        self.read_tools = read_tools
         messages = conversation.messages
         counted = profile(conversation, counter)
         self.n = len(messages)
@@ -97,7 +106,7 @@ class RunIndex:
         self.read_calls: dict[int, tuple[tuple[int, ToolCall], ...]] = {}
         for i in self.callers:
             calls = messages[i].tool_calls or ()
-            reads = tuple((k, call) for k, call in enumerate(calls) if call.name in READ_FILE_TOOLS)
+            reads = tuple((k, call) for k, call in enumerate(calls) if call.name in read_tools)
             if reads:
                 self.read_calls[i] = reads
         last_user = -1
@@ -107,6 +116,8 @@ class RunIndex:
                 last_user = i
             self.last_user_upto.append(last_user)
         self.call_points: tuple[int, ...] = tuple(i for i, role in enumerate(self.roles) if role == "assistant")
+        #: the run loads skills (SKILL.md): only then does a compaction look for them (SPEC §12)
+        self.loads_skills = any(might_load_a_skill(messages[i]) for i in self.callers)
         self.uncompacted, self.sources = self._uncompacted_windows()
         self.uncompacted_sums: tuple[int, ...] = (0, *accumulate(self.uncompacted))
         self.uncompacted_peaks: tuple[int, ...] = tuple(accumulate(self.uncompacted, max))
@@ -115,7 +126,8 @@ class RunIndex:
         self.point_sums: tuple[int, ...] = (0, *accumulate(self.point_cumulative))
         self.prompt_message = Message(role="user", content=build_prompt(None))
         self.prompt_tokens = counter.message_tokens(self.prompt_message)
-        self.memory_overhead = counter.message_tokens(memory_message(filler(counter, 1))) - 1
+        # openJiuwen's memory block around a filler summary costs a constant plus the filler's tokens.
+        self.memory_overhead = memory_tokens(counter, filler(counter, 1)) - 1
         self.summary_tokens: dict[int, int] = {}  # memory entry → tokens of its summary text
         self.reinjected: dict[int, tuple[str, ...]] = {}  # recovered-context entry → its file paths
         self._lock = threading.Lock()
@@ -130,7 +142,7 @@ class RunIndex:
     def _uncompacted_windows(self) -> tuple[tuple[int, ...], tuple[TotalSource, ...]]:
         """SPEC §6 at each call point of the original run, in one pass (usage anchor + len//3 after it)."""
         messages = self.conversation.messages
-        thirds = (0, *accumulate(len(m.text) // 3 for m in messages))
+        thirds = (0, *accumulate(usage_tail_tokens(m) for m in messages))
         cumulative = self.original_cumulative
         anchor: tuple[int, int] | None = None
         totals: list[int] = []
@@ -218,21 +230,20 @@ class RunIndex:
         return entry
 
     def memory(self, summary: str) -> int:
-        """The memory block holding ``summary``."""
+        """The memory block holding ``summary``, counted as openJiuwen's."""
 
         def make() -> tuple[Message | None, int]:
-            message = memory_message(summary)
-            return message, self.counter.message_tokens(message)
+            return memory_message(summary), memory_tokens(self.counter, summary)
 
         entry = self._intern(("memory-text", summary), make)
         if entry not in self.summary_tokens:
             self.summary_tokens[entry] = self.counter.tok(summary)
         return entry
 
-    def added_message(self, message: Message) -> int:
-        """A message a live compaction added (memory block or recovered context), by its content."""
+    def added_message(self, message: Message, tokens: int) -> int:
+        """A message a live compaction added (memory block or recovered context), by its content, costing ``tokens``."""
         key = ("message", message.role, message.text)
-        return self._intern(key, lambda: (message, self.counter.message_tokens(message)))
+        return self._intern(key, lambda: (message, tokens))
 
     def message(self, entry: int) -> Message:
         found = self.messages[entry]
@@ -241,15 +252,15 @@ class RunIndex:
             self.messages[entry] = found
         return found
 
-    def reinjection(self, selected: Sequence[Read]) -> int:
-        """The recovered-context message for reads selected newest first (SPEC §12)."""
+    def reinjection(self, selected: Sequence[Read], skills: tuple[str, ...] = ()) -> int:
+        """The recovered-context message for reads selected newest first and skills (SPEC §12), counted as openJiuwen's."""
         files = [read.file for read in reversed(selected)]
 
         def make() -> tuple[Message | None, int]:
-            message = reinjection_from_files(files).message
-            return message, self.counter.message_tokens(message)
+            value = reinjection_from_files(files, skills)
+            return value.message, value.openjiuwen_tokens(self.counter)
 
-        entry = self._intern(("reinjection", tuple(read.key for read in selected)), make)
+        entry = self._intern(("reinjection", tuple(read.key for read in selected), skills), make)
         self.reinjected[entry] = tuple(f.path for f in files)
         return entry
 
@@ -376,12 +387,14 @@ def round_reads(index: RunIndex, entries: Sequence[int], start: int, end: int) -
     return tuple(reads)
 
 
-def run_index(conversation: Conversation, counter: TokenCounter) -> RunIndex:
-    """The run's index for a counter, built once and kept on the (frozen) conversation."""
-    key = f"run-index:{counter.name}"
+def run_index(
+    conversation: Conversation, counter: TokenCounter, read_tools: tuple[str, ...] = READ_FILE_TOOLS
+) -> RunIndex:
+    """The run's index for a counter and read tools, built once and kept on the (frozen) conversation."""
+    key = f"run-index:{counter.name}:{','.join(read_tools)}"
     cached = conversation._profiles.get(key)
     if isinstance(cached, RunIndex):
         return cached
-    built = RunIndex(conversation, counter)
+    built = RunIndex(conversation, counter, read_tools)
     conversation._profiles[key] = built
     return built

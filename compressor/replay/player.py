@@ -24,10 +24,13 @@ from .values import CompactionEvent, Outcome, Step, StepEvent, SummaryModel
 class LiveAttempt:
     """What one live compaction did to a context: the compactor's own result, reduced to what playback needs."""
 
-    compacted: bool
+    compacted: bool  # the compactor's own verdict, on our wording
     reason: str  # the compactor's reason code when it did not compact
     span: tuple[int, int, int]  # prefix, compress, tail message counts
-    added: tuple[Message, ...]  # the memory block, then the recovered-context message when there is one
+    #: the memory block, then the recovered-context message when there is one: present whenever a summary came
+    #: back and the new context was built (compacted, or refused for no benefit on our wording)
+    added: tuple[Message, ...]
+    added_tokens: tuple[int, ...]  # what openJiuwen's own messages for ``added`` cost (upstream_sizing)
     reinjected_files: tuple[str, ...]  # paths the recovered-context message carries
     request_tokens: int  # over every call made
     calls: int
@@ -63,15 +66,29 @@ class Player:
         *,
         record: bool = False,
         live: LiveCompaction | None = None,
+        hidden_overhead: int = 0,
     ) -> None:
         if model.kind == "live" and live is None:
             raise ConfigError("summary: a live backend needs a compaction function to call it")
+        if hidden_overhead < 0:
+            raise ConfigError(f"hidden_overhead: {hidden_overhead} is not a number of tokens (≥ 0)")
         self.index = index
         self.context_max = context_max
         self.model = model
         self.record = record
         self.live = live
-        self._over_before = (0, *accumulate(1 if t > context_max else 0 for t in index.uncompacted))
+        # Tokens every window holds that the file does not show: added to each counted window; a reported usage
+        # was measured on the real window, so it holds them already.
+        self.hidden = hidden_overhead
+        self.uncompacted: tuple[int, ...] = index.uncompacted
+        self.uncompacted_sums: tuple[int, ...] = index.uncompacted_sums
+        if hidden_overhead:
+            self.uncompacted = tuple(
+                t + hidden_overhead if source == "counted" else t
+                for t, source in zip(index.uncompacted, index.sources, strict=True)
+            )
+            self.uncompacted_sums = (0, *accumulate(self.uncompacted))
+        self._over_before = (0, *accumulate(1 if t > context_max else 0 for t in self.uncompacted))
 
     # -- the run -------------------------------------------------------------------------------
 
@@ -99,9 +116,21 @@ class Player:
             compaction_calls=self.calls,
             compaction_input_tokens=self.request_total,
             agent_input_tokens=self.agent,
-            agent_input_tokens_uncompacted=index.uncompacted_sums[-1],
+            agent_input_tokens_uncompacted=self.uncompacted_sums[-1],
+            final_tokens=self._final_tokens(),
+            final_messages=len(self.entries) + index.n - self.materialised,
         )
         return Played(outcome, tuple(self.steps), tuple(self.events))
+
+    def _final_tokens(self) -> int:
+        """The counted window once every message of the run is in (SPEC §5: count(system + context) + tools)."""
+        index = self.index
+        size = len(self.entries) + index.n - self.materialised
+        if not size and not index.system_count:
+            return index.tools_tokens + self.hidden
+        original = index.original_cumulative
+        body = self.cumulative[-1] + original[index.n] - original[self.materialised]
+        return index.system_tokens + body + LIST_OVERHEAD + index.tools_tokens + self.hidden
 
     def _reset(self, trigger_ratio: float, keep: int, min_target_ratio: float) -> None:
         self.threshold = threshold_for(self.context_max, trigger_ratio)
@@ -127,12 +156,12 @@ class Player:
     def _skim(self) -> None:
         """The whole run without recording steps: stretches of steps that cannot compact are summed at once."""
         index = self.index
-        points, unc, original = index.call_points, index.uncompacted, index.original_cumulative
+        points, unc, original = index.call_points, self.uncompacted, index.original_cumulative
         point_cumulative, point_sums, last_user_upto = index.point_cumulative, index.point_sums, index.last_user_upto
         count = len(points)
         threshold, min_target, keep, starts = self.threshold, self.min_target, self.keep, self.keep_starts
         compress = index.original_compress(keep)
-        fixed = index.system_tokens + index.tools_tokens + LIST_OVERHEAD
+        fixed = index.system_tokens + index.tools_tokens + LIST_OVERHEAD + self.hidden
         step = 0
         while step < count:
             if not self.compacted:
@@ -141,7 +170,7 @@ class Player:
                 while hit < count and (unc[hit] < threshold or compress[hit] < min_target):
                     hit += 1
                 if hit > step:
-                    self.agent += index.uncompacted_sums[hit] - index.uncompacted_sums[step]
+                    self.agent += self.uncompacted_sums[hit] - self.uncompacted_sums[step]
                     self.over += self._over_before[hit] - self._over_before[step]
                     self.peak = max(self.peak, *unc[step:hit])
             else:
@@ -186,10 +215,10 @@ class Player:
         source: TotalSource
         if self.compacted:
             body = cumulative[-1] + original[i] - original[materialised]
-            total = index.system_tokens + body + LIST_OVERHEAD + index.tools_tokens
+            total = index.system_tokens + body + LIST_OVERHEAD + index.tools_tokens + self.hidden
             source = "counted"
         else:
-            total, source = index.uncompacted[step], index.sources[step]
+            total, source = self.uncompacted[step], index.sources[step]
         sent = total
         compress: int | None = None
         event: StepEvent = "none"
@@ -217,7 +246,10 @@ class Player:
                         self.request_total += attempt.request_tokens
                         if event == "compacted":
                             self.compactions += 1
-                            sent = index.system_tokens + self.cumulative[-1] + LIST_OVERHEAD + index.tools_tokens
+                            sent = (
+                                index.system_tokens + self.cumulative[-1] + LIST_OVERHEAD + index.tools_tokens
+                                + self.hidden
+                            )
                         else:
                             self.refused += 1
                         if self.record:
@@ -233,7 +265,8 @@ class Player:
                     context_tokens=total,
                     total_source=source,
                     sent_tokens=sent,
-                    uncompacted_tokens=index.uncompacted[step],
+                    uncompacted_tokens=self.uncompacted[step],
+                    hidden_tokens=self.hidden if source == "counted" else 0,
                     threshold=self.threshold,
                     event=event,
                     reason=reason,
@@ -333,7 +366,9 @@ class Player:
             memory = index.sized_memory(wanted)
         else:
             memory = index.offline_summary(entries[:split])
-        added = self.files.message(self.entries, self.materialised, self.plain_from, self.last_user, start, split)
+        added = self.files.message(
+            self.entries, self.materialised, self.plain_from, self.last_user, start, split, memory
+        )
         memory_tokens = index.tokens[memory]
         added_tokens = index.tokens[added] if added is not None else 0
         files = index.reinjected[added] if added is not None else ()
@@ -351,14 +386,14 @@ class Player:
 
     def _compact_live(self, i: int, total: int, start: int, split: int, compress: int) -> CompactionEvent:
         assert self.live is not None
-        index, entries = self.index, self.entries
+        index, entries, cumulative = self.index, self.entries, self.cumulative
         size = len(entries)
-        before = self.cumulative[size] + LIST_OVERHEAD
+        before = cumulative[size] + LIST_OVERHEAD
         live = self.live([index.message(e) for e in entries])
         summary_tokens = index.counter.tok(live.summary) if live.summary else 0
         prefix, _, tail = live.span
         prefix_tokens, tail_tokens = self._list_tokens(0, prefix), self._list_tokens(size - tail, size)
-        if not live.compacted:
+        if not live.added:
             return CompactionEvent(
                 index=i, status="skipped", reason=live.reason, context_tokens=total, span=live.span,
                 compress_tokens=compress, summary_tokens=summary_tokens, memory_tokens=0, reinjection_tokens=0,
@@ -367,14 +402,20 @@ class Player:
             )
         if prefix != start:
             raise RuntimeError(f"live compaction kept a prefix of {prefix} messages where {start} were expected")
-        added = [index.added_message(m) for m in live.added]
-        self._replace(start, size - tail, added)
+        # openJiuwen's benefit check, on openJiuwen's sizes of the added messages (our wording costs more).
+        memory_tokens, reinjection_tokens = live.added_tokens[0], sum(live.added_tokens[1:])
+        after = cumulative[prefix] + memory_tokens + reinjection_tokens + cumulative[size] - cumulative[size - tail]
+        after += LIST_OVERHEAD
+        compacted = after < before
+        if compacted:
+            added = [index.added_message(m, t) for m, t in zip(live.added, live.added_tokens, strict=True)]
+            self._replace(start, size - tail, added)
         return CompactionEvent(
-            index=i, status="compacted", context_tokens=total, span=live.span, compress_tokens=compress,
-            summary_tokens=summary_tokens, memory_tokens=index.tokens[added[0]] if added else 0,
-            reinjection_tokens=sum(index.tokens[e] for e in added[1:]), reinjected_files=live.reinjected_files,
-            request_tokens=live.request_tokens, calls=live.calls, tokens_before=before,
-            tokens_after=self.cumulative[-1] + LIST_OVERHEAD, prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
+            index=i, status="compacted" if compacted else "skipped", reason="" if compacted else "no_benefit",
+            context_tokens=total, span=live.span, compress_tokens=compress, summary_tokens=summary_tokens,
+            memory_tokens=memory_tokens, reinjection_tokens=reinjection_tokens, reinjected_files=live.reinjected_files,
+            request_tokens=live.request_tokens, calls=live.calls, tokens_before=before, tokens_after=after,
+            prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
         )
 
     def _list_tokens(self, start: int, end: int) -> int:

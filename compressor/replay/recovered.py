@@ -1,14 +1,15 @@
 """The recovered-context message of a simulated compaction (SPEC §12), kept up to date as compactions go.
 
-Invariant: ``message()`` returns the entry build_reinjection(context, prefix + tail) would build; rounds and
-visible paths are only ever extended, and the original run's rounds are reused wherever the walk agrees.
+Invariant: ``message()`` returns the entry build_reinjection(context, prefix + memory + tail) would build; rounds
+and visible paths are only ever extended, and the original run's rounds are reused wherever the walk agrees.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ..reinjection import MAX_FILES, TOTAL_CHAR_BUDGET
+from ..reinjection import MAX_FILES, TOTAL_CHAR_BUDGET, completed_rounds
+from ..skills import select_skills
 from .index import OriginalRounds, Read, RoundState, RunIndex, walk_rounds
 
 
@@ -90,9 +91,16 @@ class RecoveredFiles:
         self.round_at = start
 
     def message(
-        self, entries: Sequence[int], materialised: int, plain_from: int, last_user: int, start: int, split: int
+        self,
+        entries: Sequence[int],
+        materialised: int,
+        plain_from: int,
+        last_user: int,
+        start: int,
+        split: int,
+        memory: int,
     ) -> int | None:
-        """The recovered-context entry for keeping ``entries[:start]`` and ``entries[split:]``, or None."""
+        """The recovered-context entry for keeping ``entries[:start]``, ``memory`` and ``entries[split:]``, or None."""
         index = self.index
         self.sync(entries, materialised, plain_from, last_user)
         walked = index.original_rounds()
@@ -130,7 +138,15 @@ class RecoveredFiles:
             budget -= read.charge
             if len(selected) >= MAX_FILES or budget <= 0:
                 break
-        return index.reinjection(selected) if selected else None
+        skills = self._skills(entries, start, split, memory) if index.loads_skills else ()
+        return index.reinjection(selected, skills) if selected or skills else None
+
+    def _skills(self, entries: Sequence[int], start: int, split: int, memory: int) -> tuple[str, ...]:
+        """The skills section, read from the whole context (only runs that load skills get here)."""
+        index = self.index
+        context = [index.message(entry) for entry in entries]
+        kept = [*context[:start], index.message(memory), *context[split:]]
+        return select_skills(context, completed_rounds(context), kept)
 
     def _candidates(self, settled_count: int) -> Iterator[Read]:
         """Reads newest round first and in call order inside a round; settled ones are pre-filtered."""

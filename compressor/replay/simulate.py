@@ -7,13 +7,17 @@ Invariant: until the first compaction every window is the original run's (SPEC �
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from ..backends import Backend
 from ..config import CurrentRoundCompressorConfig
 from ..messages import Conversation, Message
+from ..prompt import memory_message
+from ..reinjection import OPENJIUWEN_READ_TOOLS, READ_FILE_TOOLS
 from ..tokens import TokenCounter, get_counter
+from ..upstream_sizing import memory_tokens
 from ..windows import Capacity, resolve_context_max
 from .index import run_index
 from .player import LiveAttempt, LiveCompaction, Player
@@ -34,6 +38,15 @@ class Simulation:
     messages: int
     #: openJiuwen compacts only with both a model and a client configured; the simulation shows what it would do
     model_configured: bool = False
+    #: tokens added to every counted window for what the file does not show (0: none, as in openJiuwen's own runs)
+    hidden_overhead: int = 0
+    #: the read tools whose files come back after a compaction; any beyond ``read_file`` are our extension
+    read_tools: tuple[str, ...] = READ_FILE_TOOLS
+
+    @property
+    def extension_read_tools(self) -> tuple[str, ...]:
+        """Read tools recovered by our extension, not by openJiuwen (e.g. Claude Code's ``Read``)."""
+        return tuple(tool for tool in self.read_tools if tool not in OPENJIUWEN_READ_TOOLS)
 
     @property
     def context_max(self) -> int:
@@ -80,6 +93,9 @@ class Simulation:
             "context_max_source": self.capacity.source,
             "model": self.capacity.model,
             "model_configured": self.model_configured,
+            "hidden_overhead": self.hidden_overhead,
+            "read_tools": list(self.read_tools),
+            "extension_read_tools": list(self.extension_read_tools),
             **self.outcome.to_dict(),
             "compaction_events": [event.to_dict() for event in self.events],
         }
@@ -96,12 +112,22 @@ def simulate(
     model: str | None = None,
     counter: str | TokenCounter = "cl100k_base",
     summary: str | Backend | SummaryModel = "offline",
+    hidden_overhead: int = 0,
+    read_tools: Collection[str] = READ_FILE_TOOLS,
 ) -> Simulation:
     """Replay ``conversation`` under ``config``: at each assistant message, decide and maybe compact (SPEC §8, §10).
 
     ``summary`` sizes each compaction's memory block: ``"offline"`` runs the offline backend on the real request,
     ``"fixed:N"`` costs N tokens, ``"ratio:X"`` costs ``int(X × count(compress))`` tokens, and a Backend is
     called for real through ``CurrentRoundCompressor.compact(force=True)`` (estimate first: ``estimate_live_cost``).
+
+    The memory block and the recovered-context message a simulated compaction adds are counted as openJiuwen's
+    own (SPEC §10.6, §12), so every later window, trigger point and benefit check is openJiuwen's; with a live
+    backend the compactor writes our wording and the replay still counts openJiuwen's sizes for the same summary.
+
+    ``hidden_overhead`` tokens are added to every counted window, after a simulated compaction too, for what the
+    file does not show (a hidden system prompt, tool definitions); a window anchored on reported usage holds them
+    already. ``read_tools`` beyond ``read_file`` (e.g. Claude Code's ``Read``) are our extension.
 
     Reported usage: openJiuwen marks usage stale after a compaction (``metadata.context_usage_stale``), so messages
     kept from before a compaction no longer anchor the total. The later messages of the file carry usage that
@@ -115,15 +141,20 @@ def simulate(
     capacity = resolve_context_max(context_max, model)
     token_counter = get_counter(counter) if isinstance(counter, str) else counter
     summary_model = SummaryModel.parse(summary)
-    index = run_index(conversation, token_counter)
+    tools = tuple(read_tools)
+    index = run_index(conversation, token_counter, tools)
     settings = (config.trigger_context_ratio, config.keep_recent_messages, config.min_target_context_ratio)
     if summary_model.kind == "live":
         assert summary_model.backend is not None
         with asyncio.Runner() as runner:
-            live = _live_compaction(conversation, config, summary_model.backend, capacity.tokens, token_counter, runner)
-            played = Player(index, capacity.tokens, summary_model, record=True, live=live).play(*settings)
+            live = _live_compaction(
+                conversation, config, summary_model.backend, capacity.tokens, token_counter, runner, tools
+            )
+            player = Player(index, capacity.tokens, summary_model, record=True, live=live, hidden_overhead=hidden_overhead)
+            played = player.play(*settings)
     else:
-        played = Player(index, capacity.tokens, summary_model, record=True).play(*settings)
+        player = Player(index, capacity.tokens, summary_model, record=True, hidden_overhead=hidden_overhead)
+        played = player.play(*settings)
     return Simulation(
         outcome=played.outcome,
         steps=played.steps,
@@ -134,6 +165,8 @@ def simulate(
         source=conversation.name,
         messages=len(conversation.messages),
         model_configured=config.model_configured,
+        hidden_overhead=hidden_overhead,
+        read_tools=tools,
     )
 
 
@@ -144,27 +177,40 @@ def _live_compaction(
     context_max: int,
     counter: TokenCounter,
     runner: asyncio.Runner,
+    read_tools: tuple[str, ...],
 ) -> LiveCompaction:
     from ..compactor import CurrentRoundCompressor
 
     # A simulation writes nothing: dumps stay off whatever the config says.
     compressor = CurrentRoundCompressor(
-        config.with_settings(enable_compression_dump=False), backend, context_max=context_max, counter=counter
+        config.with_settings(enable_compression_dump=False), backend, context_max=context_max, counter=counter,
+        read_tools=read_tools,
     )
 
     def compact(messages: list[Message]) -> LiveAttempt:
         result = runner.run(compressor.compact(conversation.with_messages(messages), force=True))
-        prefix, _, tail = result.span_counts
-        compacted = result.status == "compacted"
+        summary = result.summary or ""
+        reinjection = result.reinjection
+        # The new context was built (a summary came back): the replay decides its benefit on openJiuwen's sizes.
+        built = bool(summary) and result.status in ("compacted", "no_benefit")
+        added: tuple[Message, ...] = ()
+        sizes: tuple[int, ...] = ()
+        if built:
+            added = (memory_message(summary), *((reinjection.message,) if reinjection is not None else ()))
+            sizes = (
+                memory_tokens(counter, summary),
+                *((reinjection.openjiuwen_tokens(counter),) if reinjection is not None else ()),
+            )
         return LiveAttempt(
-            compacted=compacted,
+            compacted=result.status == "compacted",
             reason=result.reason,
             span=result.span_counts,
-            added=tuple(result.messages[prefix : len(result.messages) - tail]) if compacted else (),
-            reinjected_files=tuple(f.path for f in result.reinjection.files) if result.reinjection else (),
+            added=added,
+            added_tokens=sizes,
+            reinjected_files=tuple(f.path for f in reinjection.files) if reinjection is not None else (),
             request_tokens=sum(attempt.request_tokens for attempt in result.attempts),
             calls=len(result.attempts),
-            summary=result.summary or "",
+            summary=summary,
         )
 
     return compact

@@ -6,13 +6,14 @@ windows computed once), and its outcome equals ``simulate(...).outcome`` for the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..backends import Backend
 from ..errors import ConfigError
 from ..messages import Conversation
+from ..reinjection import READ_FILE_TOOLS
 from ..tokens import TokenCounter, get_counter
 from ..windows import Capacity, resolve_context_max
 from .index import run_index
@@ -44,6 +45,8 @@ class Sweep:
     summary: str
     source: str
     steps: int
+    hidden_overhead: int = 0
+    read_tools: tuple[str, ...] = READ_FILE_TOOLS
 
     @property
     def context_max(self) -> int:
@@ -71,6 +74,8 @@ class Sweep:
             "context_max": self.context_max,
             "context_max_source": self.capacity.source,
             "steps": self.steps,
+            "hidden_overhead": self.hidden_overhead,
+            "read_tools": list(self.read_tools),
             "ratios": list(self.ratios),
             "keeps": list(self.keeps),
             "min_targets": list(self.min_targets),
@@ -116,11 +121,14 @@ def sweep(
     model: str | None = None,
     counter: str | TokenCounter = "cl100k_base",
     summary: str | SummaryModel = "offline",
+    hidden_overhead: int = 0,
+    read_tools: Collection[str] = READ_FILE_TOOLS,
 ) -> Sweep:
     """Play the run back under every setting of the grid (see ``simulate`` for what each number means).
 
     Counts, prefix sums and the uncompacted windows are computed once per run and counter; each setting then
-    costs O(1) per model call below its threshold. A live backend is refused: it would call the model once per
+    costs O(1) per model call below its threshold; ``hidden_overhead`` and ``read_tools`` as in ``simulate``. A live
+    backend is refused: it would call the model once per
     compaction per setting — sweep with a simulated summary and simulate the chosen setting live.
     """
     ratio_values, keep_values, target_values = validate_grid(ratios, keeps, min_targets)
@@ -131,8 +139,9 @@ def sweep(
         raise ConfigError("summary: sweep takes offline, fixed:N or ratio:X; simulate one setting to call a model")
     capacity = resolve_context_max(context_max, model)
     token_counter = get_counter(counter) if isinstance(counter, str) else counter
-    index = run_index(conversation, token_counter)
-    player = Player(index, capacity.tokens, summary_model)
+    tools = tuple(read_tools)
+    index = run_index(conversation, token_counter, tools)
+    player = Player(index, capacity.tokens, summary_model, hidden_overhead=hidden_overhead)
     outcomes = tuple(
         player.play(ratio, keep, target).outcome
         for target in target_values
@@ -149,4 +158,6 @@ def sweep(
         summary=summary_model.label,
         source=conversation.name,
         steps=len(index.call_points),
+        hidden_overhead=hidden_overhead,
+        read_tools=tools,
     )

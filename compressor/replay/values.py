@@ -87,6 +87,9 @@ class Step:
     total_source: TotalSource
     sent_tokens: int  # the window total sent to the model (after the compaction, when one happened)
     uncompacted_tokens: int  # the window total of the original run at this point
+    #: tokens of the window the file does not show (``simulate(hidden_overhead=…)``), added to a counted window;
+    #: 0 on a usage-anchored one, whose reported usage was measured on the real window and so holds them already
+    hidden_tokens: int = 0
     threshold: int
     event: StepEvent
     reason: str  # the trigger's reason (SPEC §8)
@@ -105,6 +108,7 @@ class Step:
             "total_source": self.total_source,
             "sent_tokens": self.sent_tokens,
             "uncompacted_tokens": self.uncompacted_tokens,
+            "hidden_tokens": self.hidden_tokens,
             "threshold": self.threshold,
             "event": self.event,
             "reason": self.reason,
@@ -196,6 +200,9 @@ class Outcome:
     compaction_input_tokens: int
     agent_input_tokens: int
     agent_input_tokens_uncompacted: int
+    #: the counted window holding every message of the run, as compacted (system, context, tools, hidden overhead)
+    final_tokens: int = 0
+    final_messages: int = 0  # context messages at the end of the run
 
     @property
     def peak_utilisation(self) -> float:
@@ -229,4 +236,6 @@ class Outcome:
             "agent_input_tokens": self.agent_input_tokens,
             "agent_input_tokens_uncompacted": self.agent_input_tokens_uncompacted,
             "agent_input_tokens_saved": self.agent_input_tokens_saved,
+            "final_tokens": self.final_tokens,
+            "final_messages": self.final_messages,
         }

@@ -14,14 +14,17 @@ from compressor.reinjection import (
     MAX_FILES,
     OPENJIUWEN_READ_TOOLS,
     PER_FILE_CHARS,
+    READ_FILE_TOOLS,
     SECTION_CHAR_CAP,
     SECTION_CUT_MARKER,
     UNAVAILABLE_BUILDERS,
+    WITH_CLAUDE_CODE_READ,
     ReinjectedFile,
     Reinjection,
     build_reinjection,
     completed_rounds,
 )
+from compressor.tokens import get_counter
 from tests.conftest import SAMPLES, compaction_cases
 
 _counter = iter(range(1_000_000))
@@ -166,10 +169,17 @@ class TestWhichFilesComeBack:
         original = [user(), call(("g", "grep", {"file_path": "a.py"})), result("g", "x")]
         assert build_reinjection(original, []) is None
 
-    def test_claude_codes_read_tool_counts_unless_reproducing_openjiuwen_strictly(self) -> None:
+    def test_claude_codes_read_tool_counts_only_when_asked_for_and_is_marked_our_extension(self) -> None:
+        # cause E: openJiuwen recovers read_file only; Claude Code's Read is our extension, off by default
         original = [user(), call(("c", "Read", {"file_path": "/w/a.py"})), result("c", "x")]
-        assert reinject(original).paths == ("/w/a.py",)
-        assert build_reinjection(original, [], read_tools=OPENJIUWEN_READ_TOOLS) is None
+        assert READ_FILE_TOOLS == OPENJIUWEN_READ_TOOLS == ("read_file",)
+        assert build_reinjection(original, []) is None
+        extended = reinject(original, read_tools=WITH_CLAUDE_CODE_READ)
+        assert extended.paths == extended.extension_paths == ("/w/a.py",)
+        assert extended.files[0].to_dict()["extension"] is True
+        # sized as openJiuwen lays out a read_file entry
+        plain = reinject([user(), *read("/w/a.py", "x")])
+        assert extended.openjiuwen_tokens(get_counter("cl100k_base")) == plain.openjiuwen_tokens(get_counter())
 
 
 class TestLimits:
@@ -246,7 +256,7 @@ class TestTheMessage:
         assert (
             value.unavailable
             == UNAVAILABLE_BUILDERS
-            == ("plan", "plan_mode", "todo", "task_status", "skills")
+            == ("plan", "plan_mode", "todo", "task_status")
         )
 
     def test_to_dict_is_json_and_holds_the_message(self) -> None:

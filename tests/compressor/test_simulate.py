@@ -34,6 +34,7 @@ from compressor.replay.index import filler
 from compressor.spans import build_span, effective_keep, last_user_index
 from compressor.tokens import get_counter, window_total
 from compressor.trigger import decide
+from compressor.upstream_sizing import memory_tokens as upstream_memory_tokens
 from compressor.windows import Capacity
 from tests.conftest import READ_TRANSCRIPTS, TRANSCRIPTS, FakeModel, fixture
 
@@ -68,9 +69,14 @@ def reference(
     context_max: int,
     counter_name: str,
     summary: str | FakeModel,
+    hidden: int = 0,
 ) -> list[RefStep]:
     """``summary`` is a simulated model (``fixed:N``, ``ratio:X``, ``offline``) or a backend that the reference
-    calls through ``CurrentRoundCompressor.compact(force=True)`` on the context it holds."""
+    calls through ``CurrentRoundCompressor.compact(force=True)`` on the context it holds.
+
+    A message a compaction adds is counted as openJiuwen's own would be (upstream_sizing, SPEC §10.6/§12): its
+    size is looked up by identity, every other message is counted by the counter. ``hidden`` is added to every
+    counted window."""
     counter = get_counter(counter_name)
     compressor = (
         None if isinstance(summary, str)
@@ -78,6 +84,13 @@ def reference(
     )
     system, tools = conversation.system, conversation.tools
     prompt = Message(role="user", content=build_prompt(None))
+    openjiuwen_size: dict[int, int] = {}  # id(added message) → openJiuwen's size of it
+
+    def count(messages: list[Message]) -> int:
+        if not messages:
+            return 0
+        return sum(openjiuwen_size.get(id(m), counter.message_tokens(m)) for m in messages) + 3
+
     context: list[Message] = []
     compacted = False
     appended = 0
@@ -87,13 +100,15 @@ def reference(
             continue
         context.extend(conversation.messages[appended:i])
         appended = i
+        counted = count([*system, *context]) + counter.count_tools(tools) + hidden
         if compacted:  # usage recorded in the file describes the uncompacted run: counted from here on
-            total = counter.count([*system, *context]) + counter.count_tools(tools)
+            total = counted
         else:
-            total = window_total(system, context, tools, counter).tokens
+            found = window_total(system, context, tools, counter)
+            total = found.tokens + (hidden if found.source == "counted" else 0)
         keep = effective_keep(context, config.keep_recent_messages)
         span = build_span(len(context), last_user_index(context), keep)
-        compress = counter.count(context[span.compress[0] : span.compress[1]]) if span.has_compressible else None
+        compress = count(context[span.compress[0] : span.compress[1]]) if span.has_compressible else None
         decision = decide(total, context_max, config.trigger_context_ratio, config.min_target_context_ratio, compress)
         sent, event, request_tokens, memory_tokens, reinjection_tokens = total, "none", 0, 0, 0
         prefix_tokens = tail_tokens = 0
@@ -101,23 +116,32 @@ def reference(
             result = asyncio.run(compressor.compact(conversation.with_messages(context), force=True))
             request_tokens = sum(attempt.request_tokens for attempt in result.attempts)
             kept_before, _, kept_after = result.span_counts
-            if result.status == "compacted":
-                # the compactor's own counts of what it kept
-                prefix_tokens, tail_tokens = result.prefix_tokens, result.tail_tokens
-                memory_tokens = counter.message_tokens(result.messages[kept_before])
-                reinjection_tokens = counter.message_tokens(result.reinjection.message) if result.reinjection else 0
-                context, compacted, event = list(result.messages), True, "compacted"
-                sent = counter.count([*system, *context]) + counter.count_tools(tools)
+            prefix, tail = context[:kept_before], context[len(context) - kept_after :]
+            prefix_tokens, tail_tokens = count(prefix), count(tail)
+            if result.summary and result.status in ("compacted", "no_benefit"):
+                # the compactor wrote our wording; openJiuwen's benefit check reads openJiuwen's sizes
+                memory = memory_message(result.summary)
+                openjiuwen_size[id(memory)] = upstream_memory_tokens(counter, result.summary)
+                added = [memory]
+                if result.reinjection is not None:
+                    added.append(result.reinjection.message)
+                    openjiuwen_size[id(result.reinjection.message)] = result.reinjection.openjiuwen_tokens(counter)
+                memory_tokens = openjiuwen_size[id(memory)]
+                reinjection_tokens = sum(openjiuwen_size[id(m)] for m in added[1:])
+                new_context = [*prefix, *added, *tail]
+                if count(new_context) < count(context):
+                    context, compacted, event = new_context, True, "compacted"
+                    sent = count([*system, *context]) + counter.count_tools(tools) + hidden
+                else:
+                    event = "skipped:no_benefit"
             else:
-                prefix_tokens = counter.count(context[:kept_before])
-                tail_tokens = counter.count(context[len(context) - kept_after :])
                 event = f"skipped:{result.reason}"
         elif decision.hit:
             assert compress is not None
             prefix, tail = context[: span.prefix[1]], context[span.tail[0] :]
-            prefix_tokens, tail_tokens = counter.count(prefix), counter.count(tail)
+            prefix_tokens, tail_tokens = count(prefix), count(tail)
             request = [*system, *context[: span.compress[1]], prompt]
-            request_tokens = counter.count(request) + counter.count_tools(tools)
+            request_tokens = count(request) + counter.count_tools(tools)
             kind, _, value = summary.partition(":")
             if kind == "fixed":
                 text = filler(counter, int(value))
@@ -129,14 +153,17 @@ def reference(
                 event = "skipped:empty_summary"
             else:
                 memory = memory_message(text)
-                reinjection = build_reinjection(context, [*prefix, *tail])
+                openjiuwen_size[id(memory)] = upstream_memory_tokens(counter, text)
+                reinjection = build_reinjection(context, [*prefix, memory, *tail])
                 added = [memory] if reinjection is None else [memory, reinjection.message]
-                memory_tokens = counter.message_tokens(memory)
-                reinjection_tokens = counter.message_tokens(reinjection.message) if reinjection else 0
+                if reinjection is not None:
+                    openjiuwen_size[id(reinjection.message)] = reinjection.openjiuwen_tokens(counter)
+                memory_tokens = openjiuwen_size[id(memory)]
+                reinjection_tokens = openjiuwen_size[id(reinjection.message)] if reinjection else 0
                 new_context = [*prefix, *added, *tail]
-                if counter.count(new_context) < counter.count(context):
+                if count(new_context) < count(context):
                     context, compacted, event = new_context, True, "compacted"
-                    sent = counter.count([*system, *context]) + counter.count_tools(tools)
+                    sent = count([*system, *context]) + counter.count_tools(tools) + hidden
                 else:
                     event = "skipped:no_benefit"
         steps.append(RefStep(i, total, sent, decision.reason, event, decision.target_tokens, request_tokens,
@@ -240,18 +267,20 @@ def hand_run(*, usage_at: int | None = None) -> Conversation:
 
 class TestHandCheckedRun:
     """context_max 2000, threshold 1000, min target 200; messages of 100 (user) and 300 (assistant) tokens;
-    a fixed:100 summary makes a memory block of 301 tokens (201 for its wrapper)."""
+    a fixed:150 summary makes a memory block of 308 tokens, openJiuwen's: (474 fixed characters + 450) // 3."""
 
     @pytest.fixture
     def run(self) -> Any:
         return simulate(hand_run(), settings(0.5, 0, 0.1), context_max=2000, counter="string_length",
-                        summary="fixed:100")
+                        summary="fixed:150")
 
     def test_the_wrapper_of_a_memory_block(self) -> None:
         counter = get_counter("string_length")
         assert counter.message_tokens(Message(role="user", content=USER_100)) == 100
         assert counter.message_tokens(Message(role="assistant", content=SAY_300)) == 300
-        assert counter.message_tokens(memory_message(filler(counter, 100))) == 301
+        assert upstream_memory_tokens(counter, filler(counter, 150)) == 308
+        # our own wording is longer: the live compactor's block for the same summary
+        assert counter.message_tokens(memory_message(filler(counter, 150))) == 351
 
     def test_each_step(self, run: Any) -> None:
         table = [
@@ -262,42 +291,44 @@ class TestHandCheckedRun:
             (1, 103, 103, "none", "below_threshold", None),
             (2, 403, 403, "none", "below_threshold", None),
             (3, 703, 703, "none", "below_threshold", None),
-            # [0..3] = 1003: compress messages 1-3 (903), leaving user 0 + memory = 100 + 301 + 3
-            (4, 1003, 404, "compacted", "reached_threshold", 903),
-            (6, 804, 804, "none", "below_threshold", None),
-            # [0, memory, 4, 5, 6] = 1104: compressing 6 alone (303) would give 1105, not fewer
-            (7, 1104, 1104, "skipped:no_benefit", "reached_threshold", 303),
-            (8, 1404, 1105, "compacted", "reached_threshold", 603),
+            # [0..3] = 1003: compress messages 1-3 (903), leaving user 0 + memory = 100 + 308 + 3
+            (4, 1003, 411, "compacted", "reached_threshold", 903),
+            (6, 811, 811, "none", "below_threshold", None),
+            # [0, memory, 4, 5, 6] = 1111: compressing 6 alone (303) would give 1119, not fewer
+            (7, 1111, 1111, "skipped:no_benefit", "reached_threshold", 303),
+            (8, 1411, 1119, "compacted", "reached_threshold", 603),
             # the earlier memory block is compacted again with message 8
-            (9, 1405, 1105, "compacted", "reached_threshold", 604),
+            (9, 1419, 1119, "compacted", "reached_threshold", 611),
         ]
 
     def test_totals(self, run: Any) -> None:
         prompt = get_counter("string_length").message_tokens(Message(role="user", content=build_prompt(None)))
         assert run.first_trigger_index == 4
         assert (run.compactions, run.outcome.refused) == (3, 1)
-        assert run.peak_tokens == 1105
-        assert run.peak_utilisation == pytest.approx(1105 / 2000)
+        assert run.peak_tokens == 1119
+        assert run.peak_utilisation == pytest.approx(1119 / 2000)
         assert run.steps_over_capacity == 0
-        assert run.agent_input_tokens == 103 + 403 + 703 + 404 + 804 + 1104 + 1105 + 1105
+        assert run.agent_input_tokens == 103 + 403 + 703 + 411 + 811 + 1111 + 1119 + 1119
         assert run.agent_input_tokens_uncompacted == 103 + 403 + 703 + 1003 + 1403 + 1703 + 2003 + 2303
         # requests: system (none) + context up to the tail + prompt, each once
         assert [e.request_tokens for e in run.events] == [
-            1000 + prompt + 3, 1101 + prompt + 3, 1401 + prompt + 3, 1402 + prompt + 3
+            1000 + prompt + 3, 1108 + prompt + 3, 1408 + prompt + 3, 1416 + prompt + 3
         ]
         assert run.compaction_input_tokens == sum(e.request_tokens for e in run.events)
-        assert [e.memory_tokens for e in run.events] == [301, 301, 301, 301]
+        assert [e.memory_tokens for e in run.events] == [308, 308, 308, 308]
+        # the run ends with [0, memory, 4, 5, memory, 9]
+        assert (run.outcome.final_tokens, run.outcome.final_messages) == (1119 + 300, 6)
 
     def test_what_each_compaction_keeps(self, run: Any) -> None:
-        # step 4 keeps user 0 (100 + 3); later steps keep [0, memory, 4, 5] = 100 + 301 + 300 + 100 + 3;
+        # step 4 keeps user 0 (100 + 3); later steps keep [0, memory, 4, 5] = 100 + 308 + 300 + 100 + 3;
         # keep 0 leaves no tail
-        assert [(e.prefix_tokens, e.tail_tokens) for e in run.events] == [(103, 0), (804, 0), (804, 0), (804, 0)]
+        assert [(e.prefix_tokens, e.tail_tokens) for e in run.events] == [(103, 0), (811, 0), (811, 0), (811, 0)]
         written = run.to_dict()["compaction_events"][0]
         assert (written["prefix_tokens"], written["tail_tokens"]) == (103, 0)
 
     def test_usage_anchors_the_total_until_a_compaction_makes_it_stale(self) -> None:
         # threshold 1100: message 3 reports 1500, so the trigger fires at 4 (counted, [0..3] is only 1003);
-        # keep 1 keeps message 3 — its usage is stale after the compaction, so step 5 counts 1004 < 1100.
+        # keep 1 keeps message 3 — its usage is stale after the compaction, so step 6 counts 1061 < 1100.
         run = simulate(hand_run(usage_at=3), settings(0.55, 1, 0.1), context_max=2000, counter="string_length",
                        summary="fixed:100")
         table = [(s.index, s.context_tokens, s.total_source, s.event) for s in run.steps[:5]]
@@ -306,12 +337,60 @@ class TestHandCheckedRun:
             (2, 403, "counted", "none"),
             (3, 703, "counted", "none"),
             (4, 1500, "usage", "compacted"),
-            (6, 100 + 301 + 300 + 300 + 100 + 3, "counted", "none"),
+            (6, 100 + 258 + 300 + 300 + 100 + 3, "counted", "none"),
         ]
         assert run.first_trigger_index == 4
         # [0] | [1, 2] | [3]: the tail is message 3 counted alone
         first = run.events[0]
         assert (first.prefix_tokens, first.compress_tokens, first.tail_tokens) == (103, 603, 303)
+
+
+class TestHiddenOverhead:
+    """``hidden_overhead``: tokens every window holds that the file does not show, carried after compactions too."""
+
+    def test_every_counted_window_carries_it(self) -> None:
+        plain = simulate(hand_run(), settings(0.5, 0, 0.1), context_max=2000, counter="string_length",
+                         summary="fixed:150")
+        hidden = simulate(hand_run(), settings(0.5, 0, 0.1), context_max=2000, counter="string_length",
+                          summary="fixed:150", hidden_overhead=50)
+        assert plain.hidden_overhead == 0 and hidden.hidden_overhead == 50
+        # 50 more in every window, the compacted ones included; here the compactions happen at the same points
+        assert [s.uncompacted_tokens for s in hidden.steps] == [s.uncompacted_tokens + 50 for s in plain.steps]
+        assert [s.context_tokens for s in hidden.steps] == [s.context_tokens + 50 for s in plain.steps]
+        assert [s.sent_tokens for s in hidden.steps] == [s.sent_tokens + 50 for s in plain.steps]
+        assert all(s.hidden_tokens == 50 for s in hidden.steps)
+        assert [e.index for e in hidden.events] == [e.index for e in plain.events]
+        assert hidden.outcome.final_tokens == plain.outcome.final_tokens + 50
+
+    def test_a_usage_anchored_window_already_holds_it(self) -> None:
+        run = simulate(hand_run(usage_at=3), settings(0.55, 1, 0.1), context_max=2000, counter="string_length",
+                       summary="fixed:100", hidden_overhead=40)
+        by_index = {s.index: s for s in run.steps}
+        assert (by_index[4].context_tokens, by_index[4].hidden_tokens) == (1500, 0)
+        assert (by_index[3].context_tokens, by_index[3].hidden_tokens) == (743, 40)
+        assert (by_index[6].context_tokens, by_index[6].hidden_tokens) == (1061 + 40, 40)
+
+    @pytest.mark.parametrize("seed", [1, 2])
+    def test_equals_the_reference(self, seed: int) -> None:
+        conversation = generated(260, seed)
+        config = settings(0.5, 2, 0.02)
+        expected = reference(conversation, config, 30_000, "cl100k_base", "fixed:300", hidden=700)
+        got = simulate(conversation, config, context_max=30_000, summary="fixed:300", hidden_overhead=700)
+        assert engine_steps(got) == expected
+
+    def test_sweep_carries_it_too(self) -> None:
+        conversation = generated(260, 1)
+        swept = sweep(conversation, ratios=(0.5, 0.7), keeps=(0, 2), min_targets=(0.02,), context_max=30_000,
+                      summary="fixed:300", hidden_overhead=700)
+        assert swept.hidden_overhead == 700
+        for outcome in swept.outcomes:
+            config = settings(outcome.trigger_context_ratio, outcome.keep_recent_messages, 0.02)
+            assert outcome == simulate(conversation, config, context_max=30_000, summary="fixed:300",
+                                       hidden_overhead=700).outcome
+
+    def test_a_negative_overhead_is_refused(self) -> None:
+        with pytest.raises(ConfigError, match="hidden_overhead"):
+            simulate(hand_run(), context_max=2000, summary="fixed:150", hidden_overhead=-1)
 
 
 # -- against the reference -------------------------------------------------------------------------

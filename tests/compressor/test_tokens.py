@@ -7,9 +7,9 @@ import json
 import pytest
 
 from compressor.errors import ConfigError
+from compressor.image_tokens import UNKNOWN_SIZE_TOKENS
 from compressor.messages import Conversation, Message, ToolDef
 from compressor.tokens import (
-    IMAGE_PART_TOKENS,
     LIST_OVERHEAD,
     get_counter,
     load_encoding,
@@ -72,18 +72,18 @@ class TestMessagePricing:
         expected = len("<|start|>assistant\nok<|end|>") // 3 + len(json.dumps(flat, ensure_ascii=False)) // 3
         assert counter.message_tokens(message) == expected
 
-    def test_list_content_joins_text_parts_and_prices_images_apart(self) -> None:
+    def test_list_content_joins_text_parts_and_prices_other_parts_apart(self) -> None:
         counter = get_counter("cl100k_base")
         parts = [
             {"type": "text", "text": "look"},
-            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},  # no readable size
             "plain",
             {"type": "custom", "x": 1},
         ]
         message = Message(role="user", content=parts)
-        assert message.text == 'look\nplain\n{"type":"custom","x":1}'
-        text_only = counter.tok(f"<|start|>user\n{message.text}<|end|>")
-        assert counter.message_tokens(message) == text_only + IMAGE_PART_TOKENS
+        text_only = counter.tok("<|start|>user\nlook\nplain<|end|>")
+        apart = counter.tok('{"type":"custom","x":1}')
+        assert counter.message_tokens(message) == text_only + apart + UNKNOWN_SIZE_TOKENS
 
     def test_tools_are_priced_per_definition_plus_overhead(self) -> None:
         counter = get_counter("string_length")
