@@ -29,6 +29,16 @@ def sanitize_string(text: str) -> str:
     return _DATA_URL.sub(DATA_URL_PLACEHOLDER, text)
 
 
+def replace_data_urls(text: str) -> str:
+    """Every embedded image data URL becomes the placeholder (the rule for a string that is part of a longer one)."""
+    return _DATA_URL.sub(DATA_URL_PLACEHOLDER, text) if "64," in text else text
+
+
+def data_url_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``replace_data_urls`` would replace, as half-open ranges in order."""
+    return [match.span() for match in _DATA_URL.finditer(text)] if "64," in text else []
+
+
 def sanitize_value(value: Any) -> Any:
     """A copy of ``value`` with image payloads replaced, element by element and key by key."""
     if isinstance(value, str):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .sanitize import sanitize_string
+from .sanitize import DATA_URL_PLACEHOLDER, data_url_spans, replace_data_urls
 from .tokens import StringLengthCounter, TokenCounter
 
 # -- the memory block --------------------------------------------------------------------------------
@@ -25,7 +25,8 @@ MEMORY_FIXED_CHARS = 474
 
 def memory_tokens(counter: TokenCounter, summary: str) -> int:
     """Per-message tokens (``count([m]) − 3``) of openJiuwen's memory message holding ``summary`` (stripped)."""
-    text = sanitize_string(summary)
+    # The counter sanitises the whole message, which starts with the block's tag: only embedded URLs are replaced.
+    text = replace_data_urls(summary)
     if isinstance(counter, StringLengthCounter):
         return (MEMORY_FIXED_CHARS + len(text)) // 3
     # The summary is encoded with its neighbours: a final mark merges with the newline, a leading "/" with ">\n".
@@ -273,12 +274,8 @@ NOTE_TAIL_TOKENS = (
     9,
     9,
 )
-#: Every character of the message outside its sections, and around each section (StringLengthCounter).
+#: Every character of the message outside its sections (their tags included), for the StringLengthCounter.
 RECOVERED_FIXED_CHARS = 280
-SECTION_FIXED_CHARS = {
-    "skills": 24 + 11,
-    "read_file": 27 + 11,
-}  # the open tag with its newline, "\n</section>"
 
 
 def recovered_tokens(counter: TokenCounter, sections: Sequence[tuple[str, _Body]]) -> int:
@@ -289,27 +286,82 @@ def recovered_tokens(counter: TokenCounter, sections: Sequence[tuple[str, _Body]
     present = [(name, body) for name, body in sections if body]
     if not present:
         return 0
+    joined = _join([[_Span(f'<section name="{name}">\n'), *body, _Span("\n</section>")] for name, body in present],
+                   "\n\n")
+    read = _without_data_urls(joined)
     if isinstance(counter, StringLengthCounter):
-        chars = RECOVERED_FIXED_CHARS + 2 * (len(present) - 1)
-        chars += sum(SECTION_FIXED_CHARS[name] + _length(body) for name, body in present)
-        return chars // 3
-    tokens = RECOVERED_OPEN_TOKENS + SECTION_BREAK_TOKENS * (len(present) - 1) + RECOVERED_CLOSE_TOKENS
-    for name, body in present:
+        return (RECOVERED_FIXED_CHARS + _length(read)) // 3
+    if read is joined:  # the usual case: each section priced on its own (the encoding splits at its tags)
+        tokens = RECOVERED_OPEN_TOKENS + SECTION_BREAK_TOKENS * (len(present) - 1) + RECOVERED_CLOSE_TOKENS
+        for name, body in present:
+            text, notes = _starred(body)
+            tokens += SECTION_OPEN_TOKENS[name] + counter.tok(text + "\n") + notes
+        return tokens
+    # An image data URL the counter replaces (its pattern may run on across a tag): price the sections at once.
+    text, notes = _starred(read)
+    return RECOVERED_OPEN_TOKENS + counter.tok(text + "\n</recovered_context><|end|>") + notes
+
+
+def _starred(body: _Body) -> tuple[str, int]:
+    """The body's text with each note (or piece of one) reduced to one character, and what the notes cost."""
+    pieces: list[str] = []
+    tokens = 0
+    for span in body:
+        if not span.note:
+            pieces.append(span.text)
+        elif span.note >= NOTE_CHARS:
+            pieces.append(".")
+            tokens += NOTE_TOKENS
+        elif span.cut_end:  # the first k characters, then a cut marker
+            pieces.append("x")
+            tokens += NOTE_HEAD_TOKENS[span.note - 1]
+        else:  # the last m characters, after a cut marker
+            pieces.append(".")
+            tokens += NOTE_TAIL_TOKENS[span.note - 1]
+    return "".join(pieces), tokens
+
+
+def _without_data_urls(body: _Body) -> _Body:
+    """The body as the counter reads it: image data URLs replaced, also those a cut left spanning later text.
+
+    A cut can leave ``data:image/…`` without its payload, and the counter's pattern then runs on to the next
+    ``;base64,`` (notes, holding no ``;``, are swallowed with the text between).
+    """
+    flat = "".join(span.text if not span.note else "n" * span.note for span in body)
+    spans = data_url_spans(flat)
+    if not spans:
+        return body
+    out: _Body = []
+    at = 0  # position in flat of the current span
+    match = 0
+    for span in body:
+        size = len(span)
+        begin, end = at, at + size
+        at = end
+        while match < len(spans) and spans[match][1] <= begin:
+            match += 1
+        if match >= len(spans) or spans[match][0] >= end:
+            out.append(span)
+            continue
+        if span.note:
+            if not (spans[match][0] <= begin and spans[match][1] >= end):  # else swallowed by the replacement
+                out.append(span)
+            continue
+        cursor = begin
         pieces: list[str] = []
-        for span in body:
-            if not span.note:
-                pieces.append(span.text)
-            elif span.cut_end:  # the first k characters, then a cut marker
-                pieces.append("x")
-                tokens += NOTE_HEAD_TOKENS[span.note - 1] if span.note < NOTE_CHARS else NOTE_TOKENS
-            elif span.cut_start:  # the last m characters, after a cut marker
-                pieces.append(".")
-                tokens += NOTE_TAIL_TOKENS[span.note - 1] if span.note < NOTE_CHARS else NOTE_TOKENS
-            else:
-                pieces.append(".")
-                tokens += NOTE_TOKENS
-        tokens += SECTION_OPEN_TOKENS[name] + counter.tok("".join(pieces) + "\n")
-    return tokens
+        probe = match
+        while probe < len(spans) and spans[probe][0] < end:
+            start, stop = spans[probe]
+            pieces.append(flat[cursor : max(start, cursor)])
+            if start >= begin:
+                pieces.append(DATA_URL_PLACEHOLDER)
+            cursor = min(stop, end)
+            if stop > end:
+                break
+            probe += 1
+        pieces.append(flat[cursor:end])
+        out.append(_Span("".join(pieces)))
+    return out
 
 
 def reinjection_tokens(counter: TokenCounter, skills: Sequence[str], files: Sequence[ReadEntry]) -> int:

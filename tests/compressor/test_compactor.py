@@ -17,7 +17,9 @@ from compressor.compactor import CompactionResult, CurrentRoundCompressor
 from compressor.config import CurrentRoundCompressorConfig, ModelClientConfig, ModelRequestConfig
 from compressor.errors import BackendError, ErrorKind
 from compressor.messages import Conversation
-from compressor.prompt import PRESERVE_HEADER, SNAPSHOT_SECTIONS
+from compressor.prompt import PRESERVE_HEADER, SNAPSHOT_SECTIONS, memory_message
+from compressor.tokens import get_counter
+from compressor.upstream_sizing import memory_tokens as upstream_memory_tokens
 from tests.support.openai_server import ScriptedServer, refused_url
 
 SNAPSHOT = "<coverage_check>ok</coverage_check>\n<state_snapshot>\n### 1. Active Task\nFix it.\n</state_snapshot>"
@@ -93,6 +95,38 @@ class TestOutcomes:
         assert result.reinjection_tokens > 0
         assert [m.content for m in result.messages if isinstance(m.content, str) and
                 m.content.startswith("<recovered_context>")]
+
+    def test_our_sizes_and_openjiuwens_are_both_reported(self) -> None:
+        counter = get_counter("cl100k_base")
+        result = compact(compressor_for(ReplayBackend(SNAPSHOT)), conversation())
+        assert result.status == "compacted" and result.reinjection is not None
+        summary = result.summary or ""
+        # what we send, counted as sent; and what openJiuwen's own messages for the same summary and files cost
+        assert result.memory_tokens == counter.count([memory_message(summary)])
+        assert result.openjiuwen_memory_tokens == upstream_memory_tokens(counter, summary) + 3
+        assert result.memory_tokens_over_openjiuwen == 23
+        assert result.sizing_text == (
+            f"openJiuwen's memory block would be 23 tokens smaller ({result.openjiuwen_memory_tokens:,} instead of "
+            f"{result.memory_tokens:,})."
+        )
+        assert result.openjiuwen_reinjection_tokens == result.reinjection.openjiuwen_tokens(counter) + 3
+        assert result.reinjection_tokens_over_openjiuwen > 0
+        kept = result.prefix_tokens + result.tail_tokens - 6
+        assert result.openjiuwen_tokens_after == kept + result.openjiuwen_memory_tokens + (
+            result.openjiuwen_reinjection_tokens
+        ) - 3
+        assert result.tokens_after - result.openjiuwen_tokens_after == (
+            result.memory_tokens_over_openjiuwen + result.reinjection_tokens_over_openjiuwen
+        )
+        written = result.to_dict()
+        assert written["openjiuwen_memory_tokens"] == result.openjiuwen_memory_tokens
+        assert written["sizing_text"] == result.sizing_text
+
+    def test_a_refused_compaction_still_reports_both_sizes(self) -> None:
+        long_reply = "<state_snapshot>" + "a long summary " * 4_000 + "</state_snapshot>"
+        result = compact(compressor_for(ReplayBackend(long_reply)), conversation())
+        assert result.status == "no_benefit"
+        assert result.openjiuwen_memory_tokens and result.reinjection is not None
 
     def test_below_threshold_is_skipped_without_a_call(self) -> None:
         compressor = CurrentRoundCompressor(CurrentRoundCompressorConfig(), ReplayBackend(SNAPSHOT), context_max=1_000_000)
