@@ -22,6 +22,7 @@ READING_TEXT: dict[str, str] = {
     "lines_skipped": "{count} lines that are not part of the conversation were skipped ({detail})",
     "chunks_joined": "{count} streamed chunks were joined into messages",
     "model_from_file": "the file names the model: {detail}",
+    "events_skipped": "{count} events that are not conversation turns were skipped ({detail})",
 }
 
 

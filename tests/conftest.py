@@ -27,6 +27,7 @@ READ_TRANSCRIPTS = (
     "claude-code-session.jsonl",
     "openai-chat-tau-bench-airline.json",
     "swe-agent-function-calling.traj",
+    "openhands-eval-output.jsonl",
 )
 
 

@@ -12,9 +12,10 @@ from pydantic import ValidationError
 
 from compressor.errors import ConversationFormatError
 from compressor.formats.problems import FormatProblem, Loc, problem_from_validation, type_name
-from compressor.formats.registry import READERS, reader_for
+from compressor.formats.registry import READERS, read_store, reader_for
 from compressor.formats.shape import Shape
 from compressor.formats.source import MAX_DEPTH, Source, read_source
+from compressor.formats.stores import open_store
 from compressor.messages import Conversation, Reading
 
 #: Values of ``Conversation.source_format`` a loader sets.
@@ -49,6 +50,14 @@ def load_conversation(source: Source, *, name: str | None = None) -> Conversatio
 
 
 def _load(source: Source, name: str | None) -> tuple[str, list[Conversation]]:
+    store = open_store(source, name)  # a folder or an SQLite database: the store readers take it
+    if store is not None:
+        try:
+            return store.label, read_store(store)
+        except FormatProblem as problem:
+            raise ConversationFormatError(store.label, str(problem)) from None
+        except ValidationError as error:
+            raise ConversationFormatError(store.label, str(problem_from_validation(error, Loc()))) from None
     document = read_source(source, name)
     try:
         if document.lines is not None:

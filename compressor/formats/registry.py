@@ -6,10 +6,15 @@ a ``Reader`` and one line here. Specific shapes come before general ones (a mess
 
 from __future__ import annotations
 
-from compressor.formats import chat, claude_code, records, swe_agent
+from compressor.formats import chat, claude_code, openhands, openhands_sdk, records, swe_agent
+from compressor.formats.problems import FormatProblem, Loc
 from compressor.formats.shape import Reader, Shape
+from compressor.formats.stores import Store, StoreReader
+from compressor.messages import Conversation
 
 READERS: tuple[Reader, ...] = (
+    openhands.READER,
+    openhands_sdk.READER,
     swe_agent.READER,
     records.READER,
     chat.OBJECT_READER,
@@ -22,3 +27,19 @@ READERS: tuple[Reader, ...] = (
 def reader_for(shape: Shape) -> Reader | None:
     """The first reader that recognises ``shape``, or None."""
     return next((reader for reader in READERS if reader.looks_like(shape)), None)
+
+
+#: Formats stored as a folder of files or an SQLite database, in the order they are tried.
+STORE_READERS: tuple[StoreReader, ...] = (
+    openhands_sdk.STORE_READER,
+)
+
+
+def read_store(store: Store) -> list[Conversation]:
+    """The conversations a folder or database holds, read by the first store reader that recognises it."""
+    reader = next((reader for reader in STORE_READERS if reader.looks_like(store)), None)
+    if reader is None:
+        what = "a directory" if store.kind == "directory" else "an SQLite database"
+        names = ", ".join(reader.name for reader in STORE_READERS)
+        raise FormatProblem(Loc(), f"is {what} holding no conversation in a format I know (tried: {names})")
+    return reader.read(store)

@@ -99,6 +99,19 @@ SAMPLE_TABLE = [
             "tool_calls": 13,
         },
     ),
+    (
+        "openhands-eval-output.jsonl",
+        "openhands",
+        {
+            "conversations": 3,
+            "system": 3,
+            "context": 213,
+            "user": 5,
+            "assistant": 105,
+            "tool": 103,
+            "tool_calls": 103,
+        },
+    ),
 ]
 
 

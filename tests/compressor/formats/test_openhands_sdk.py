@@ -1,0 +1,131 @@
+"""OpenHands SDK persistence folders: one event per file, Condensation events recorded as compactions."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from compressor.census import count_messages
+from compressor.errors import ConversationFormatError
+from compressor.formats import load_conversation, load_conversations
+from tests.conftest import FIXTURES, fixture
+
+FOLDER = FIXTURES / "formats" / "openhands_sdk" / "conversation"
+
+
+def events() -> list[dict[str, object]]:
+    return [json.loads(path.read_text()) for path in sorted((FOLDER / "events").iterdir())]
+
+
+class TestConversationFolder:
+    def test_counts(self) -> None:
+        run = load_conversation(fixture(FOLDER))
+        assert run.source_format == "openhands-sdk" and run.name == "conversation"
+        assert count_messages(run).to_dict() == {
+            "real_user": 1, "internal_user": 2, "assistant": 4, "tool": 4, "tool_calls": 4,
+            "unmatched_tool_calls": 0, "unmatched_tool_results": 0,
+        }
+        assert len(run.system) == 1 and [tool.name for tool in run.tools] == ["execute_bash", "str_replace_editor"]
+
+    def test_actions_of_one_response_are_one_assistant_message(self) -> None:
+        run = load_conversation(FOLDER)
+        first = run.messages[1]
+        assert first.call_ids == ("toolu_01", "toolu_02")
+        assert [m.tool_call_id for m in run.messages[2:4]] == ["toolu_01", "toolu_02"]
+
+    def test_condensation_is_a_recorded_compaction_with_its_summary(self) -> None:
+        run = load_conversation(FOLDER)
+        (compaction,) = run.recorded_compactions
+        carrier = run.messages[compaction.index]
+        assert carrier.internal and carrier.content.startswith("USER_CONTEXT:")
+        assert compaction.summary == carrier.content
+        assert compaction.tokens_before == 5216  # the window of the reply before it
+
+    def test_usage_comes_from_base_state_by_response_id(self) -> None:
+        run = load_conversation(FOLDER)
+        assert run.messages[1].usage_metadata == {
+            "input_tokens": 5120, "output_tokens": 96, "total_tokens": 5216, "cache_read_tokens": 0}
+        assert run.messages[-1].reported_total_tokens == 3720
+        assert run.metadata["model"].endswith("claude-sonnet-4-5-20250929")
+        assert run.metadata["session_id"] == "7f0c4a2e-5b1d-4c3e-9a8f-1e2d3c4b5a69"
+
+    def test_rejections_and_agent_errors_answer_their_call(self) -> None:
+        run = load_conversation(FOLDER)
+        texts = {m.tool_call_id: m.text for m in run.messages if m.role == "tool"}
+        assert texts["toolu_03"] == "Action rejected: Please ask before editing tests"
+        assert texts["toolu_04"].startswith("Tool 'execute_bash' timed out")
+
+    def test_a_content_filter_nudge_is_internal(self) -> None:
+        run = load_conversation(FOLDER)
+        nudges = [m for m in run.messages if m.internal and "blocked by the content filter" in m.text]
+        assert len(nudges) == 1
+
+    def test_readings(self) -> None:
+        codes = {reading.code: reading for reading in load_conversation(FOLDER).readings}
+        assert codes["events_skipped"].detail == (
+            "CondensationRequest ×1, ConversationStateUpdateEvent ×1, PauseEvent ×1")
+        assert codes["recorded_compactions"].count == 1
+
+
+class TestOtherShapes:
+    def test_the_events_folder_alone(self) -> None:
+        run = load_conversation(FOLDER / "events")
+        assert count_messages(run).tool_calls == 4
+        assert run.messages[1].usage_metadata is None  # base_state.json is outside this folder: not read
+
+    def test_a_folder_of_conversations(self, tmp_path: Path) -> None:
+        for name in ("one", "two"):
+            shutil.copytree(FOLDER, tmp_path / name)
+        assert [run.name for run in load_conversations(tmp_path)] == ["one", "two"]
+
+    def test_the_events_as_a_json_array(self) -> None:
+        run = load_conversation(json.dumps(events()), name="events.json")
+        assert run.source_format == "openhands-sdk" and count_messages(run).tool_calls == 4
+
+
+class TestFolderSafety:
+    def test_a_symlink_leaving_the_folder_is_refused(self, tmp_path: Path) -> None:
+        folder = tmp_path / "conv"
+        shutil.copytree(FOLDER, folder)
+        outside = tmp_path / "secret.json"
+        outside.write_text("{}")
+        os.symlink(outside, folder / "events" / "event-00099-00000000-0000-0000-0000-000000000099.json")
+        with pytest.raises(ConversationFormatError, match="symbolic link that leaves the folder"):
+            load_conversation(folder)
+
+    def test_a_broken_event_file_names_the_file(self, tmp_path: Path) -> None:
+        folder = tmp_path / "conv"
+        shutil.copytree(FOLDER, folder)
+        broken = sorted((folder / "events").iterdir())[3]
+        broken.write_text(broken.read_text()[:40])
+        with pytest.raises(ConversationFormatError) as raised:
+            load_conversation(folder)
+        assert f"events/{broken.name}: not valid JSON" in str(raised.value)
+
+    def test_a_wrong_type_names_the_event_file_and_field(self, tmp_path: Path) -> None:
+        folder = tmp_path / "conv"
+        shutil.copytree(FOLDER, folder)
+        path = sorted((folder / "events").iterdir())[1]
+        data = json.loads(path.read_text())
+        data["llm_message"] = "hello"
+        path.write_text(json.dumps(data))
+        with pytest.raises(ConversationFormatError) as raised:
+            load_conversation(folder)
+        assert str(raised.value).endswith(f"events/{path.name}.llm_message: expected an LLM message (a JSON object), got string")
+
+    def test_an_unknown_folder_says_what_was_tried(self, tmp_path: Path) -> None:
+        (tmp_path / "notes.txt").write_text("hi")
+        with pytest.raises(ConversationFormatError, match="is a directory holding no conversation in a format I know"):
+            load_conversation(tmp_path)
+
+    def test_an_unknown_database_says_what_was_tried(self, tmp_path: Path) -> None:
+        path = tmp_path / "other.db"
+        with sqlite3.connect(path) as connection:
+            connection.execute("CREATE TABLE t (x)")
+        with pytest.raises(ConversationFormatError, match="is an SQLite database holding no conversation in a format I know"):
+            load_conversation(path)
