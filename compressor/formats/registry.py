@@ -6,7 +6,7 @@ a ``Reader`` and one line here. Specific shapes come before general ones (a mess
 
 from __future__ import annotations
 
-from compressor.formats import chat, claude_code, openhands, openhands_sdk, records, swe_agent
+from compressor.formats import chat, claude_code, opencode, openhands, openhands_sdk, records, swe_agent
 from compressor.formats.problems import FormatProblem, Loc
 from compressor.formats.shape import Reader, Shape
 from compressor.formats.stores import Store, StoreReader
@@ -32,6 +32,8 @@ def reader_for(shape: Shape) -> Reader | None:
 #: Formats stored as a folder of files or an SQLite database, in the order they are tried.
 STORE_READERS: tuple[StoreReader, ...] = (
     openhands_sdk.STORE_READER,
+    opencode.FOLDER_READER,
+    opencode.DATABASE_READER,
 )
 
 
