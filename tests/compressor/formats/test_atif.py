@@ -1,0 +1,94 @@
+"""ATIF trajectories and openJiuwen's own: steps, observations answering calls, usage per agent step."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from compressor.census import count_messages
+from compressor.errors import ConversationFormatError
+from compressor.formats import load_conversation
+from tests.conftest import FIXTURES, fixture
+
+HERE = FIXTURES / "formats" / "atif"
+
+
+def trajectory() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(fixture(HERE / "trajectory.json").read_text())
+    return data
+
+
+class TestAtif:
+    def test_counts_and_pairs(self) -> None:
+        run = load_conversation(HERE / "trajectory.json")
+        assert run.source_format == "atif" and len(run.system) == 1
+        assert count_messages(run).to_dict() == {
+            "real_user": 1, "internal_user": 0, "assistant": 3, "tool": 3, "tool_calls": 3,
+            "unmatched_tool_calls": 0, "unmatched_tool_results": 0,
+        }
+
+    def test_parallel_calls_then_their_results(self) -> None:
+        run = load_conversation(HERE / "trajectory.json")
+        assert [m.role for m in run.messages] == ["user", "assistant", "tool", "tool", "assistant", "tool", "assistant"]
+        assert run.messages[1].call_ids == ("call_write_1", "call_ls_2")
+        assert json.loads(run.messages[1].tool_calls[0].arguments) == {"command": "printf 'Hello, world!' > hello.txt"}
+        assert run.messages[1].model_extra["reasoning_content"] == "Two independent actions: write, then verify."
+
+    def test_a_result_without_call_id_answers_a_call_made_for_it(self) -> None:
+        run = load_conversation(HERE / "trajectory.json")
+        assert run.messages[4].call_ids == ("atif-4-0",)
+        assert run.messages[5].tool_call_id == "atif-4-0" and run.messages[5].content.startswith("Hello, world!")
+        assert {r.code: r.count for r in run.readings}["tool_calls_from_text"] == 1
+
+    def test_usage_is_prompt_plus_completion(self) -> None:
+        run = load_conversation(HERE / "trajectory.json")
+        assert run.messages[1].usage_metadata == {
+            "input_tokens": 1520, "output_tokens": 80, "total_tokens": 1600, "cached_tokens": 1200}
+        assert run.messages[-1].reported_total_tokens == 1740
+
+    def test_metadata(self) -> None:
+        meta = load_conversation(HERE / "trajectory.json").metadata
+        assert meta["agent"] == "terminus-2" and meta["model"] == "anthropic/claude-sonnet-4-5"
+        assert meta["session_id"] == "tbench-hello-world-7c1e" and meta["final_metrics"]["total_steps"] == 5
+
+    def test_an_unknown_source_names_the_step(self) -> None:
+        data = trajectory()
+        data["steps"][2]["source"] = "robot"
+        with pytest.raises(ConversationFormatError) as raised:
+            load_conversation(json.dumps(data), name="trajectory.json")
+        assert str(raised.value) == (
+            "trajectory.json: steps[2].source: unknown source 'robot' (expected system, user or agent)")
+
+    def test_a_wrong_results_type_names_the_field(self) -> None:
+        data = trajectory()
+        data["steps"][2]["observation"]["results"] = "ok"
+        with pytest.raises(ConversationFormatError) as raised:
+            load_conversation(json.dumps(data), name="trajectory.json")
+        assert str(raised.value) == (
+            "trajectory.json: steps[2].observation.results: expected results (a JSON list), got string")
+
+    def test_a_truncated_file_is_one_line(self) -> None:
+        text = (HERE / "trajectory.json").read_text()
+        with pytest.raises(ConversationFormatError, match=r"trajectory\.json: not valid JSON"):
+            load_conversation(text[:-200], name="trajectory.json")
+
+
+class TestOpenJiuwenTrajectory:
+    def test_roles_string_arguments_and_input_tokens(self) -> None:
+        run = load_conversation(HERE / "openjiuwen-trajectory.json")
+        assert run.source_format == "openjiuwen-trajectory"
+        assert count_messages(run).to_dict() == {
+            "real_user": 1, "internal_user": 1, "assistant": 3, "tool": 2, "tool_calls": 2,
+            "unmatched_tool_calls": 0, "unmatched_tool_results": 0,
+        }
+        assert run.messages[1].tool_calls[0].parsed_arguments() == {"file_path": "config.py"}
+        assert run.messages[1].usage_metadata["total_tokens"] == 2135
+
+    def test_its_memory_block_is_a_recorded_compaction(self) -> None:
+        run = load_conversation(HERE / "openjiuwen-trajectory.json")
+        (compaction,) = run.recorded_compactions
+        assert run.messages[compaction.index].is_internal
+        assert compaction.summary.startswith("1. Active Task: rename the config loader.")
+        assert compaction.tokens_before == 2135
