@@ -6,7 +6,7 @@ a ``Reader`` and one line here. Specific shapes come before general ones (a mess
 
 from __future__ import annotations
 
-from compressor.formats import atif, chat, claude_code, opencode, openhands, openhands_sdk, records, swe_agent
+from compressor.formats import atif, chat, claude_code, opencode, openhands, openhands_sdk, otel_traces, records, swe_agent
 from compressor.formats.problems import FormatProblem, Loc
 from compressor.formats.shape import Reader, Shape
 from compressor.formats.stores import Store, StoreReader
@@ -16,6 +16,7 @@ READERS: tuple[Reader, ...] = (
     openhands.READER,
     openhands_sdk.READER,
     atif.READER,
+    otel_traces.READER,
     swe_agent.READER,
     records.READER,
     chat.OBJECT_READER,
