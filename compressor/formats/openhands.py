@@ -54,7 +54,26 @@ def is_event(value: Any) -> bool:
 
 def is_record(value: Any) -> bool:
     history = value.get("history") if isinstance(value, dict) else None
-    return isinstance(history, list) and any(is_event(item) for item in history[:8])
+    return isinstance(history, list) and any(is_event(item) or _is_pair(item) for item in history[:8])
+
+
+def _is_pair(item: Any) -> bool:
+    """Early OpenHands evaluation output kept ``history`` as ``[action, observation]`` pairs."""
+    return isinstance(item, list) and len(item) == 2 and all(is_event(part) for part in item)
+
+
+def _flattened(history: list[Any], loc: Loc) -> list[tuple[Loc, Any]]:
+    """Events in order; a pair's observation answers its action (``cause``), as later versions write it."""
+    out: list[tuple[Loc, Any]] = []
+    for index, item in enumerate(history):
+        if not _is_pair(item):
+            out.append((loc.key(index), item))
+            continue
+        action, observation = item
+        action = {**action, "id": action.get("id", f"pair{index}")}
+        observation = {**observation, "cause": observation.get("cause", action["id"])}
+        out += [(loc.key(index).key(0), action), (loc.key(index).key(1), observation)]
+    return out
 
 
 def looks_like(shape: Shape) -> bool:
@@ -117,12 +136,12 @@ class EventStream:
             self._message(event, args, loc)
         elif kind == "condensation":
             self._condensation(args, loc)
+        elif kind == "finish" and source == "agent":
+            metadata = event.get("tool_call_metadata")
+            reply = _model_reply(metadata, loc.key("tool_call_metadata")) if isinstance(metadata, dict) else {}
+            self._finish({"role": "assistant", "content": "", **reply}, args, loc)
         elif isinstance(event.get("tool_call_metadata"), dict) and source == "agent":
-            reply = _model_reply(event["tool_call_metadata"], loc.key("tool_call_metadata"))
-            if kind == "finish":
-                self._finish(reply, args, loc)
-            else:
-                self._pend(reply, loc)
+            self._pend(_model_reply(event["tool_call_metadata"], loc.key("tool_call_metadata")), loc)
         elif source == "agent":
             self._pend(_synthesised_reply(event, args), loc)
         else:
@@ -279,7 +298,7 @@ def from_record(record: Any, loc: Loc, *, name: str) -> Conversation:
     record = expect_dict(record, loc, "an OpenHands run")
     history_loc = loc.key("history")
     history = expect_list(record.get("history"), history_loc, "history")
-    located = ((history_loc.key(i), event) for i, event in enumerate(history))
+    located = _flattened(history, history_loc)
     instance = record.get("instance_id")
     label = f"{name} ({instance})" if isinstance(instance, str | int) else name
     return from_events(located, name=label, metadata=_metadata(record), loc=loc)

@@ -170,3 +170,19 @@ class TestBrokenInput:
         assert str(raised.value) == (
             "output.json: history[1].tool_call_metadata.model_response.choices: expected choices (a JSON list), got string"
         )
+
+
+class TestEarlyEvalOutput:
+    def test_action_observation_pairs(self) -> None:
+        history = [
+            [{"source": "user", "action": "message", "args": {"content": "fix it"}, "message": "fix it"},
+             {"source": "user", "observation": "null", "content": "", "extras": {}}],
+            [{"source": "agent", "action": "run", "args": {"command": "ls", "thought": "look first"}},
+             {"source": "agent", "observation": "run", "content": "setup.py", "extras": {"exit_code": 0}}],
+            [{"source": "agent", "action": "finish", "args": {"outputs": {}, "thought": "done"}},
+             {"source": "agent", "observation": "null", "content": "", "extras": {}}],
+        ]
+        run = load_conversation({"instance_id": "old-1", "instruction": "fix it", "history": history})
+        assert [m.role for m in run.messages] == ["user", "assistant", "tool", "assistant"]
+        assert run.messages[1].call_ids == ("openhands-pair1",) and run.messages[2].tool_call_id == "openhands-pair1"
+        assert count_messages(run).unmatched_tool_calls == 0 and count_messages(run).real_user == 1
