@@ -29,7 +29,7 @@ def _open_span_page(data: bytes) -> Any:
     """An AppTest session with the run uploaded on the Load page and the Span & trigger page shown once."""
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import state
+    from dashboard.state import keys as state
 
     at = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT).run()
     at.switch_page("views/load.py").run()
@@ -58,8 +58,8 @@ def run(repeat: int = len(RATIOS)) -> dict[str, Any]:
     from compressor.analysis import analyze
     from compressor.config import CurrentRoundCompressorConfig
     from compressor.messages import Conversation
-    from dashboard import state
     from dashboard.settings import DEFAULTS
+    from dashboard.state import keys as state
 
     dicts = conversation_dicts(MESSAGES)
     data = json.dumps({"messages": dicts}, ensure_ascii=False).encode()

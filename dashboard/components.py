@@ -1,27 +1,39 @@
-"""Small Streamlit building blocks the pages share: plain text for markdown slots, a message viewer,
-and a folder browser confined to the configured roots.
+"""Small Streamlit building blocks the pages share: plain text for markdown slots, translated tables, a
+message viewer, secret warnings, a folder browser confined to the configured roots, and one compaction's
+result (Live compaction and Dump review's re-run) or one replayed run's numbers (Tune).
 
 Invariant: user content reaches the screen only as text (st.text, st.code, dataframes) or escaped by
 ``plain`` where Streamlit would read markdown, so a message holding ``<script>`` or ``**x**`` shows as written;
-a secret found in content is named by kind and masked preview only, never shown in full.
+a secret found in content is named by kind and masked preview only, never shown in full; every number shown
+is a field of the value the library returned.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+import pandas as pd
 import streamlit as st
 
-from compressor.messages import Message
+from compressor.backends import Backend
+from compressor.breakdown import BeforeAfter
+from compressor.compaction_result import CompactionResult
+from compressor.errors import CompressorError
+from compressor.messages import Conversation, Message
+from compressor.prompt import section_checklist
 from compressor.secrets import Finding, find_secrets
 
-from . import roots, state
-from .i18n import column_labels, t
+from . import charts, roots, tables
+from .i18n import Stat, chart_labels, column_labels, explain, result_stats, secret_kind, status_text
+from .settings import Settings
+from .sources import LoadedConversation
+from .state import dumps, keys, live, replays, session
+from .state.session import t
 
 #: Characters that can start markdown, HTML, math, emoji shortcodes or Streamlit directives on one line.
 _SPECIAL = "\\`*_{}[]()#+-!|<>~$:^&="
@@ -52,9 +64,26 @@ def header_config(
     return config
 
 
-def table(frame: Any, *, column_config: Mapping[str, Any] | None = None, **options: Any) -> None:
-    """``st.dataframe`` with the column headers in the session's language (the data is shown as is)."""
-    st.dataframe(frame, column_config=header_config(list(frame.columns), column_config, column_labels()), **options)
+def table(
+    frame: pd.DataFrame,
+    *,
+    column_config: Mapping[str, Any] | None = None,
+    labels: Mapping[str, str] | None = None,
+    **options: Any,
+) -> None:
+    """``st.dataframe`` with the column headers in the session's language (the data is shown as is);
+    ``labels`` gives headers of its own to columns that mean something else on this table."""
+    headers = {**column_labels(session.language()), **(labels or {})}
+    st.dataframe(frame, column_config=header_config(list(frame.columns), column_config, headers), **options)
+
+
+def stats(values: Sequence[Stat], *, per_row: int | None = None) -> None:
+    """Numbers as ``st.metric`` cards, ``per_row`` to a row (all in one row by default)."""
+    width = per_row or len(values)
+    for start in range(0, len(values), width):
+        for column, stat in zip(st.columns(width), values[start : start + width], strict=False):
+            help_text = plain(stat.help) if stat.help else None
+            column.metric(stat.label, stat.value, delta=stat.delta, delta_color="inverse", help=help_text)
 
 
 def stop_when_empty(message_key: str) -> NoReturn:
@@ -91,30 +120,18 @@ def show_message(message: Message, heading: str) -> None:
 SECRETS_SHOWN = 20
 
 
-def secret_kind(kind: str) -> str:
-    """A kind of secret (``compressor.secrets``) in words, in the UI language; an unknown kind as itself."""
-    labels = {
-        "private_key": t("secrets.kind.private_key"),
-        "anthropic_key": t("secrets.kind.anthropic_key"),
-        "openai_key": t("secrets.kind.openai_key"),
-        "aws_access_key": t("secrets.kind.aws_access_key"),
-        "github_token": t("secrets.kind.github_token"),
-        "slack_token": t("secrets.kind.slack_token"),
-        "google_api_key": t("secrets.kind.google_api_key"),
-        "url_credentials": t("secrets.kind.url_credentials"),
-        "bearer_token": t("secrets.kind.bearer_token"),
-        "assignment": t("secrets.kind.assignment"),
-    }
-    return labels.get(kind, kind)
-
-
 def flag_secrets(headline: str, found: Sequence[tuple[str, Finding]]) -> None:
     """A warning when ``found`` (where, finding) is not empty, listing each secret by kind and masked preview."""
     if not found:
         return
     st.warning(headline)
     lines = [
-        t("secrets.line", where=where, kind=secret_kind(finding.kind), preview=finding.preview)
+        t(
+            "secrets.line",
+            where=where,
+            kind=secret_kind(finding.kind, session.language()),
+            preview=finding.preview,
+        )
         for where, finding in found[:SECRETS_SHOWN]
     ]
     if len(found) > SECRETS_SHOWN:
@@ -167,19 +184,19 @@ def folder_browser(
     if not configured:
         st.info(t("browse.no_roots", env=roots.ROOTS_ENV))
         return None
-    root_index, folder = state.browse_position(page)
+    root_index, folder = dumps.browse_position(page)
     root_index = min(max(root_index, 0), len(configured) - 1)
     chosen_root = st.selectbox(
         t("browse.root"),
         range(len(configured)),
         index=root_index,
         format_func=lambda i: roots.root_label(configured[i]),
-        key=state.browse_widget(page, "root"),
+        key=keys.browse_widget(page, "root"),
         help=t("browse.root_help", env=roots.ROOTS_ENV),
     )
     if chosen_root != root_index:
         root_index, folder = int(chosen_root), ""
-        state.set_browse_position(page, root_index, folder)
+        dumps.set_browse_position(page, root_index, folder)
     root = configured[root_index]
     if not root.is_dir():
         st.warning(plain(t("browse.missing_root", root=roots.root_label(root))))
@@ -188,15 +205,15 @@ def folder_browser(
         entries = roots.list_folder(root, folder, suffixes=suffixes)
     except (roots.OutsideRootError, OSError):
         folder = ""
-        state.set_browse_position(page, root_index, folder)
+        dumps.set_browse_position(page, root_index, folder)
         entries = roots.list_folder(root, folder, suffixes=suffixes)
     st.text(t("browse.here", path=roots.root_label(root) + folder))
     up, _ = st.columns([1, 4])
     up.button(
         t("browse.up"),
         disabled=not folder,
-        key=state.browse_widget(page, "up"),
-        on_click=state.set_browse_position,
+        key=keys.browse_widget(page, "up"),
+        on_click=dumps.set_browse_position,
         args=(page, root_index, roots.parent_of(folder)),
     )
     if not entries:
@@ -205,39 +222,165 @@ def folder_browser(
     picked = st.selectbox(
         t("browse.entries", count=len(entries)),
         range(len(entries)),
-        format_func=lambda i: _entry_label(entries[i]),
-        key=state.browse_widget(page, f"entry:{root_index}:{folder}"),
+        format_func=lambda i: entries[i].label,
+        key=keys.browse_widget(page, f"entry:{root_index}:{folder}"),
     )
     entry = entries[int(picked)] if picked is not None else None
     if entry is not None and entry.is_dir:
         st.button(
             t("browse.open"),
-            key=state.browse_widget(page, "open"),
-            on_click=state.set_browse_position,
+            key=keys.browse_widget(page, "open"),
+            on_click=dumps.set_browse_position,
             args=(page, root_index, entry.relative),
         )
     return FolderChoice(root_index, root, folder, entry)
 
 
-def _entry_label(entry: roots.Entry) -> str:
-    if entry.is_dir:
-        return f"📁 {entry.name}/"
-    return f"📄 {entry.name} · {_size(entry.size)}"
+# -- one compaction's result (Live compaction, Dump review's re-run) ---------------------------------
 
 
-def _size(size: int) -> str:
-    if size >= 2**20:
-        return f"{size / 2**20:.1f} MB"
-    if size >= 2**10:
-        return f"{size / 2**10:.0f} KB"
-    return f"{size} B"
+def summary_checklist(summary: str | None) -> None:
+    """Which of the snapshot's sections a summary holds, as a caption and a table."""
+    checklist = section_checklist(summary)
+    present = sum(1 for _, ok in checklist if ok)
+    st.caption(t("result.sections", present=present, total=len(checklist)))
+    table(tables.checklist_table(checklist), hide_index=True)
 
 
-def read_dump_bytes(path: str | None) -> bytes | None:
-    """A written dump's bytes for a download button, or None when there is none to offer."""
-    if not path:
-        return None
+def show_result(result: CompactionResult, *, key: str) -> None:
+    """Headline, numbers, chart and the details of one compaction."""
+    language = session.language()
+    status = result.status
+    alert = {"compacted": st.success, "skipped": st.info, "no_benefit": st.warning}.get(status, st.error)
+    alert(plain(status_text(result, language)))
+    if status == "skipped":
+        st.caption(explain(result.decision, language))
+
+    stats(result_stats(result, language))
+
+    if status == "compacted":
+        parts = BeforeAfter.of(result)
+        figure = charts.before_after(parts.before, parts.after, labels=chart_labels(language))
+        st.plotly_chart(figure, key=f"{key}_before_after")
+        st.caption(
+            t(
+                "result.parts",
+                prefix=result.prefix_tokens,
+                memory=result.memory_tokens,
+                reinjection=result.reinjection_tokens,
+                tail=result.tail_tokens,
+            )
+        )
+        if result.reinjection is not None and result.reinjection.files:
+            st.caption(
+                t("result.reinjected", count=len(result.reinjection.files), tokens=result.reinjection_tokens)
+            )
+            st.text("\n".join(str(file.path) for file in result.reinjection.files))
+            if result.reinjection_tokens >= result.memory_tokens:
+                st.warning(t("result.reinjection_heavy"))
+    if result.error:
+        st.code(result.error, language=None, wrap_lines=True)
+
+    names = ["summary", "prompt", "request", "reply", "attempts", "context", "debug"]
+    tabs = st.tabs([t(f"result.tab.{name}") for name in names])
+    with tabs[0]:
+        summary_checklist(result.summary)
+        st.code(result.summary or "", language=None, wrap_lines=True)
+    with tabs[1]:
+        st.code(result.prompt or "", language=None, wrap_lines=True)
+    with tabs[2]:
+        st.caption(t("result.request", messages=len(result.request_messages), tokens=result.request_tokens))
+        table(tables.messages_table(result.request_messages, result.analysis.counter), hide_index=True)
+        message_picker(
+            result.request_messages, keys.page_widget(key, "request_message"), t("result.request_message")
+        )
+    with tabs[3]:
+        st.code(result.raw_reply or "", language=None, wrap_lines=True)
+    with tabs[4]:
+        if result.attempts:
+            table(tables.attempts_table(result.attempts), hide_index=True)
+        else:
+            st.caption(t("result.no_attempts"))
+    with tabs[5]:
+        st.caption(t("result.context", messages=len(result.messages)))
+        table(tables.messages_table(result.messages, result.analysis.counter), hide_index=True)
+        message_picker(result.messages, keys.page_widget(key, "context_message"), t("result.context_message"))
+    with tabs[6]:
+        if result.debug_records:
+            table(tables.debug_table(result.debug_records), hide_index=True)
+            st.json(list(result.debug_records), expanded=False)
+        else:
+            st.caption(t("result.no_debug"))
+
+
+def compaction_run(
+    conversation: Conversation,
+    settings: Settings,
+    make_backend: Callable[[], Backend],
+    *,
+    force: bool,
+    preserve: str | None = None,
+    dump_dir: Path | None = None,
+    span_messages: int | None = None,
+) -> CompactionResult:
+    """Run one compaction inside a status box (narrated when ``span_messages`` is given); a backend that is
+    not ready shows its one-line error and stops the page."""
+    with st.status(t("compact.running"), expanded=span_messages is not None) as status:
+        try:
+            backend = make_backend()
+        except (ValueError, OSError) as error:  # ConfigError included: a missing field of the backend
+            status.update(label=t("compact.config_error"), state="error")
+            st.error(plain(str(error)))
+            st.stop()
+        if span_messages is not None:
+            status.write(plain(t("compact.step.backend", backend=backend.label)))
+            status.write(t("compact.step.request", messages=span_messages))
+        result = live.run_compaction(
+            conversation, settings, backend, force=force, preserve=preserve, dump_dir=dump_dir
+        )
+        ok = result.status in ("compacted", "skipped", "no_benefit")
+        status.update(label=t(f"status.{result.status}"), state="complete" if ok else "error", expanded=False)
+    return result
+
+
+# -- a replay that calls a model (Tune) ----------------------------------------------------------------
+
+
+def live_replay_panel(item: LoadedConversation, settings: Settings) -> None:
+    """What a live replay would send, the backend it would call, the confirmation it needs and the button
+    that runs it (the page shows the stand-in replay until it has run)."""
+    estimate = replays.live_estimate(item, settings)
+    st.info(
+        t(
+            "tune.live_estimate",
+            calls=estimate.calls,
+            tokens=estimate.request_tokens,
+            largest=estimate.largest_request_tokens,
+            ratio=f"{estimate.summary_ratio:.0%}",
+        )
+    )
+    backend_label: str | None
     try:
-        return Path(path).read_bytes()
-    except OSError:
-        return None
+        backend_label = live.live_backend().label
+    except ValueError as error:  # ConfigError: the Live page's endpoint is missing a field
+        backend_label = None
+        st.warning(plain(t("tune.live_unconfigured", problem=str(error))))
+    if backend_label is not None:
+        st.caption(plain(t("tune.live_backend", backend=backend_label)))
+    confirmed = st.checkbox(
+        t("tune.live_confirm", calls=estimate.calls, tokens=estimate.request_tokens),
+        key=replays.live_confirm_key(estimate),
+    )
+    if st.button(
+        t("tune.live_run"),
+        type="primary",
+        disabled=not confirmed or backend_label is None or estimate.calls == 0,
+        key=keys.page_widget("tune", "live_run"),
+    ):
+        with st.spinner(t("tune.live_running", calls=estimate.calls)):
+            try:
+                replays.run_live_replay(item, settings)
+            except (CompressorError, ValueError) as error:
+                st.error(plain(str(error)))
+    if replays.live_replay(item, settings) is None:
+        st.caption(t("tune.live_pending", summary=replays.STAND_IN_SUMMARY))

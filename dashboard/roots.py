@@ -36,6 +36,22 @@ class Entry:
     is_dir: bool
     size: int
 
+    @property
+    def label(self) -> str:
+        """How a folder browser lists it: a folder with a trailing slash, a file with its size."""
+        if self.is_dir:
+            return f"📁 {self.name}/"
+        return f"📄 {self.name} · {size_text(self.size)}"
+
+
+def size_text(size: int) -> str:
+    """A file size in B, KB or MB."""
+    if size >= 2**20:
+        return f"{size / 2**20:.1f} MB"
+    if size >= 2**10:
+        return f"{size / 2**10:.0f} KB"
+    return f"{size} B"
+
 
 def configured_roots(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
     """The roots from ``COMPACTION_LAB_ROOTS`` (existing folders only), else the project's dumps/ and samples."""

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from compressor.config import CurrentRoundCompressorConfig, ModelClientConfig, ModelRequestConfig
+from compressor.replay import Outcome
 from compressor.tokens import COUNTER_NAMES
 from compressor.windows import model_windows
 
@@ -156,3 +157,13 @@ def to_query(settings: Settings) -> dict[str, str]:
 
 def with_changes(settings: Settings, **changes: Any) -> Settings:
     return replace(settings, **changes)
+
+
+def with_outcome(settings: Settings, outcome: Outcome) -> Settings:
+    """``settings`` holding a swept setting's trigger ratio, keep and min target (the rest unchanged)."""
+    return replace(
+        settings,
+        trigger_context_ratio=outcome.trigger_context_ratio,
+        keep_recent_messages=outcome.keep_recent_messages,
+        min_target_context_ratio=outcome.min_target_context_ratio,
+    )

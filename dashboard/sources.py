@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from compressor.dumps import DumpRecord
 from compressor.errors import CompressorError
 from compressor.messages import Conversation
 
@@ -214,3 +215,24 @@ def save_uploaded_dumps(folder: Path, files: Sequence[tuple[str, bytes]]) -> lis
                 continue
             (folder / safe_file_name(member)).write_bytes(body)
     return problems
+
+
+def dump_conversation(record: DumpRecord) -> Conversation:
+    """The conversation a dump compacted: its system messages, the rebuilt context before, its tools."""
+    return Conversation(
+        system=list(record.system_messages),
+        messages=list(record.before),
+        tools=list(record.tools),
+        name=str(record.context_id or ""),
+        source_format="dump",
+    )
+
+
+def dump_bytes(path: str | None) -> bytes | None:
+    """A written dump's bytes for a download button, or None when there is none to offer."""
+    if not path:
+        return None
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return None

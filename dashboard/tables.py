@@ -9,15 +9,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from operator import attrgetter
 from typing import Any
 
 import pandas as pd
 
 from compressor.analysis import Analysis
-from compressor.messages import Conversation, Message
-from compressor.replay import CompactionEvent
-from compressor.tokens import get_counter, profile
+from compressor.compaction_result import Attempt
+from compressor.dumps import DumpRecord, DumpSummary
+from compressor.dumps.reader import DumpSpan
+from compressor.messages import Message
+from compressor.replay import CompactionEvent, Sweep
+from compressor.tokens import get_counter
+
+from .sources import LoadedConversation
 
 PREVIEW_CHARS = 120
 SEGMENTS: tuple[str, ...] = ("system", "prefix", "compress", "tail", "unanchored")
@@ -143,7 +147,7 @@ def messages_table(messages: Sequence[Message], counter: str | None = None) -> p
     return pd.DataFrame(columns)
 
 
-def loaded_table(items: Iterable[Any]) -> pd.DataFrame:
+def loaded_table(items: Iterable[LoadedConversation]) -> pd.DataFrame:
     """The conversations a session holds (LoadedConversation values)."""
     rows = [
         {
@@ -162,7 +166,7 @@ def loaded_table(items: Iterable[Any]) -> pd.DataFrame:
     )
 
 
-def attempts_table(attempts: Sequence[Any]) -> pd.DataFrame:
+def attempts_table(attempts: Sequence[Attempt]) -> pd.DataFrame:
     """One row per model call of a compaction (compactor Attempt values)."""
     rows = [
         {
@@ -229,22 +233,11 @@ def _time(value: Any) -> datetime | None:
     return None
 
 
-def _row(item: Any) -> dict[str, Any]:
-    if isinstance(item, Mapping):
-        return dict(item)
-    to_dict = getattr(item, "to_dict", None)
-    if callable(to_dict):
-        found = to_dict()
-        if isinstance(found, dict):
-            return found
-    return dict(vars(item))
-
-
-def dump_frame(rows: Iterable[Any]) -> pd.DataFrame:
-    """The dump listing (compressor.dumps index rows), newest first."""
+def dump_frame(rows: Iterable[Mapping[str, Any] | DumpSummary]) -> pd.DataFrame:
+    """The dump listing (``DumpIndex.dumps`` rows, or ``DumpSummary`` values), newest first."""
     out: list[dict[str, Any]] = []
     for item in rows:
-        row = _row(item)
+        row = item.to_dict() if isinstance(item, DumpSummary) else dict(item)
         path = str(row.get("path", ""))
         out.append(
             {
@@ -311,49 +304,34 @@ def page_of(frame: pd.DataFrame, page: int, page_size: int) -> pd.DataFrame:
     return frame.iloc[start : start + page_size]
 
 
-def dump_conversation(record: Any) -> Conversation:
-    """The conversation a dump compacted: its system messages, the rebuilt context before, its tools."""
-    return Conversation(
-        system=list(record.system_messages),
-        messages=list(record.before),
-        tools=list(record.tools),
-        name=str(record.context_id or ""),
-        source_format="dump",
-    )
-
-
-def dump_span_frame(record: Any, counter: str = "cl100k_base") -> pd.DataFrame:
-    """``span_frame``'s columns for a dump's context before: segments from the dump's own span counts,
-    tokens from the compressor's counter (the dump stores only totals)."""
-    conversation = dump_conversation(record)
-    tokens = profile(conversation, counter)
-    system, context = conversation.system, conversation.messages
-    prefix_end = record.prefix_count
-    compress_end = prefix_end + record.compress_count
-    segments = [
-        "prefix" if i < prefix_end else "compress" if i < compress_end else "tail"
-        for i in range(len(context))
-    ]
+def dump_span_frame(record: DumpRecord, span: DumpSpan) -> pd.DataFrame:
+    """``span_frame``'s columns for a dump's context before, from its span (``DumpRecord.span``): the tokens
+    of each message and the segment the dump's own span counts give it."""
+    system, context = record.system_messages, record.before
     return _frame(
         index=[None] * len(system) + list(range(len(context))),
         labels=[f"system {n}" for n in range(1, len(system) + 1)] + [f"#{i}" for i in range(len(context))],
         roles=[m.role for m in (*system, *context)],
-        tokens=[*tokens.system_tokens, *tokens.tokens],
-        segments=["system"] * len(system) + segments,
+        tokens=[*span.system_tokens, *span.tokens],
+        segments=["system"] * len(system) + list(span.segments),
         internal=[m.is_internal for m in (*system, *context)],
         last_user=[False] * (len(system) + len(context)),
         previews=[message_preview(m) for m in (*system, *context)],
     )
 
 
+def _status(status: str, reason: str) -> str:
+    return status
+
+
 def compactions_frame(
-    events: Sequence[CompactionEvent], outcome_text: Callable[[CompactionEvent], str] = attrgetter("status")
+    events: Sequence[CompactionEvent], outcome_text: Callable[[str, str], str] = _status
 ) -> pd.DataFrame:
-    """One row per compaction attempt of a replayed run, its outcome worded by ``outcome_text``."""
+    """One row per compaction attempt of a replayed run, its outcome worded by ``outcome_text(status, reason)``."""
     rows = [
         {
             "message": event.index,
-            "outcome": outcome_text(event),
+            "outcome": outcome_text(event.status, event.reason),
             "span": " / ".join(str(count) for count in event.span),
             "compress": event.compress_tokens,
             "before": event.tokens_before,
@@ -366,6 +344,22 @@ def compactions_frame(
         }
         for event in events
     ]
-    columns = ["message", "outcome", "span", "compress", "before", "after", "memory", "reinjection", "request",
-               "calls", "files"]
+    columns = [
+        "message",
+        "outcome",
+        "span",
+        "compress",
+        "before",
+        "after",
+        "memory",
+        "reinjection",
+        "request",
+        "calls",
+        "files",
+    ]
     return pd.DataFrame(rows, columns=columns)
+
+
+def sweep_frame(sweep: Sweep) -> pd.DataFrame:
+    """One row per setting of a sweep, its outcome's ``to_dict()`` (the Tune page's CSV download)."""
+    return pd.DataFrame([outcome.to_dict() for outcome in sweep.outcomes])

@@ -12,13 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import DumpFormatError
 from ..markers import MEMORY_OPEN, REINJECTION_PREFIXES
 from ..messages import Message, ToolDef
+from ..tokens import get_counter
 from .debuglog import debug_log_name, read_debug_log
 
 # -- the file format at the boundary ---------------------------------------------------------------
@@ -123,7 +124,6 @@ def load_dump_file(path: Path) -> DumpFile:
 # -- one dump ------------------------------------------------------------------------------------
 
 
-
 @dataclass(frozen=True)
 class DumpSummary:
     """One row of a dump listing: only what a table needs, read without building any message."""
@@ -197,6 +197,28 @@ def debug_window(
         return ()
     since = max(starts)
     return tuple(sorted((r for r in mine if r["timestamp"] >= since), key=lambda r: float(r["timestamp"])))
+
+
+DumpSegment = Literal["prefix", "compress", "tail"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DumpSpan:
+    """A dump's context before, message by message: tokens by one counter (the dump stores only totals) and
+    each context message's segment, from the dump's own span counts."""
+
+    counter: str
+    system_tokens: tuple[int, ...]  # one per system message
+    tokens: tuple[int, ...]  # one per message of ``DumpRecord.before``
+    segments: tuple[DumpSegment, ...]  # likewise
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "counter": self.counter,
+            "system_tokens": list(self.system_tokens),
+            "tokens": list(self.tokens),
+            "segments": list(self.segments),
+        }
 
 
 @dataclass(frozen=True)
@@ -274,6 +296,22 @@ class DumpRecord:
                 if isinstance(content, str) and content.startswith(MEMORY_OPEN):
                     return index
         return None
+
+    def span(self, counter: str = "cl100k_base") -> DumpSpan:
+        """The context before, message by message, counted with ``counter`` and split by the dump's span."""
+        priced = get_counter(counter)
+        prefix_end = self.prefix_count
+        compress_end = prefix_end + self.compress_count
+        segments: tuple[DumpSegment, ...] = tuple(
+            "prefix" if i < prefix_end else "compress" if i < compress_end else "tail"
+            for i in range(len(self.before))
+        )
+        return DumpSpan(
+            counter=priced.name,
+            system_tokens=tuple(priced.message_tokens_many(self.system_messages)),
+            tokens=tuple(priced.message_tokens_many(self.before)),
+            segments=segments,
+        )
 
     def summary_row(self) -> dict[str, Any]:
         return self.summary.to_dict()

@@ -6,21 +6,24 @@ from __future__ import annotations
 import streamlit as st
 
 from compressor.breakdown import BeforeAfter
-from compressor.replay import CompactionEvent, Simulation, Step, recommend, sweep
-from dashboard import charts, report, state
+from compressor.replay import recommend
+from dashboard import charts, report
 from dashboard.components import plain, stop_when_empty
-from dashboard.i18n import capacity_text, chart_labels, reason_text, t, trace_names
+from dashboard.i18n import capacity_text, chart_labels, outcome_words, step_headline
 from dashboard.sources import safe_file_name
+from dashboard.state import conversations, keys, replays, session
+from dashboard.state.session import t
 
-settings = state.settings()
-item = state.current()
+language = session.language()
+settings = session.settings()
+item = conversations.current()
 
 st.title(t("demo.title"))
 if item is None:
     stop_when_empty("demo.empty")
 
 with st.spinner(t("tune.replaying")):
-    simulation = state.replay(item, settings)
+    simulation = replays.replay(item, settings)
 steps = simulation.steps
 st.caption(
     plain(
@@ -29,7 +32,7 @@ st.caption(
             name=item.label,
             steps=len(steps),
             summary=simulation.summary,
-            capacity=capacity_text(simulation.capacity),
+            capacity=capacity_text(simulation.capacity, language),
         )
     )
 )
@@ -41,93 +44,45 @@ if outcome.compactions == 0:
     st.info(t("demo.no_compaction", threshold=outcome.threshold, peak=outcome.peak_tokens))
 
 events = {event.index: event for event in simulation.events}
-labels = chart_labels()
-overview = charts.relabel(
-    report.context_figure(simulation),
-    names=trace_names(),
-    title=t("tune.chart.context"),
-    xaxis_title=t("tune.chart.context_x"),
-    yaxis_title=labels["tokens"],
-)
-
-
-def headline(step: Step, event: CompactionEvent | None, run: Simulation) -> tuple[str, str]:
-    """The step in two plain sentences: what happened, then what it means."""
-    if event is not None and event.status == "compacted":
-        return (
-            t(
-                "demo.caption.compacted",
-                tokens=step.context_tokens,
-                threshold=step.threshold,
-                count=event.span[1],
-            ),
-            t(
-                "demo.caption.replaced",
-                compress=event.compress_tokens,
-                memory=event.memory_tokens,
-                before=step.context_tokens,
-                after=step.sent_tokens,
-            ),
-        )
-    if event is not None:
-        why = t("demo.no_benefit") if event.reason == "no_benefit" else reason_text(event.reason)
-        return (
-            t("demo.caption.crossed", tokens=step.context_tokens, threshold=step.threshold),
-            t("demo.caption.refused", reason=why),
-        )
-    if step.reason != "below_threshold":
-        return (
-            t("demo.caption.crossed", tokens=step.context_tokens, threshold=step.threshold),
-            t("demo.caption.held", reason=reason_text(step.reason)),
-        )
-    used = t("demo.caption.used", used=step.context_tokens, capacity=run.context_max)
-    if step.uncompacted_tokens != step.context_tokens:
-        return used, t("demo.caption.without", uncompacted=step.uncompacted_tokens)
-    return used, t(
-        "demo.caption.starts", threshold=step.threshold, ratio=f"{run.outcome.trigger_context_ratio:.0%}"
-    )
-
+labels = chart_labels(language)
+overview = charts.context_figure(simulation, labels=labels, outcome_text=outcome_words(language))
 
 # -- playback controls ----------------------------------------------------------------------------
-playing = state.demo_playing()
+playing = replays.demo_playing()
 play, restart, _ = st.columns([1, 1, 4])
 play.button(
     t("demo.pause") if playing else t("demo.play"),
     icon=":material/pause:" if playing else ":material/play_arrow:",
     type="primary",
-    on_click=state.toggle_demo,
+    on_click=replays.toggle_demo,
     args=(len(steps),),
-    key=state.page_widget("demo", "play"),
+    key=keys.page_widget("demo", "play"),
 )
 restart.button(
     t("demo.restart"),
     icon=":material/replay:",
-    on_click=state.set_demo_step,
+    on_click=replays.set_demo_step,
     args=(1,),
-    key=state.page_widget("demo", "restart"),
+    key=keys.page_widget("demo", "restart"),
 )
 
 
-@st.fragment(run_every=state.DEMO_INTERVAL_SECONDS if playing else None)
+@st.fragment(run_every=replays.DEMO_INTERVAL_SECONDS if playing else None)
 def playback() -> None:
     """One step on screen; while playing, each timed rerun of this fragment shows the next one."""
     total = len(steps)
-    if state.demo_playing() and not state.advance_demo(total):
+    if replays.demo_playing() and not replays.advance_demo(total):
         st.rerun()  # the last step: stop the timer and turn Pause back into Play
-    number = state.demo_step(total)
+    number = replays.demo_step(total)
     if total > 1:
         number = int(
             st.slider(
-                t("demo.step"),
-                min_value=1,
-                max_value=total,
-                key=state.W_DEMO_STEP,
-                persist_state=state.PERSIST,
+                t("demo.step"), min_value=1, max_value=total, key=keys.W_DEMO_STEP, persist_state=keys.PERSIST
             )
         )
     step = steps[number - 1]
     event = events.get(step.index)
-    what, meaning = headline(step, event, simulation)
+    what, meaning = step_headline(step, event, simulation, language)
     st.subheader(plain(what), anchor=False)
     st.markdown(f"#### {plain(meaning)}")
     st.caption(t("demo.where", step=number, steps=total, index=step.index, messages=step.messages))
@@ -147,7 +102,9 @@ def playback() -> None:
     )
     if event is not None and event.status == "compacted":
         parts = BeforeAfter.of(event)
-        st.plotly_chart(charts.before_after(parts.before, parts.after, labels=labels), key="demo_before_after")
+        st.plotly_chart(
+            charts.before_after(parts.before, parts.after, labels=labels), key="demo_before_after"
+        )
     st.plotly_chart(charts.mark_step(overview, step.index, t("demo.now")), key="demo_overview")
 
 
@@ -157,27 +114,18 @@ playback()
 st.divider()
 st.subheader(t("demo.export"), anchor=False)
 st.caption(t("demo.export_help"))
-conversation = item.conversation
-ratios, keeps = state.sweep_grid(settings)
-sweep_summary = state.replay_summary()
-headroom = state.headroom()
+swept_later = replays.deferred_sweep(item, settings)
+headroom = replays.headroom()
 title = t("tune.report_title", name=item.label)
-stem = safe_file_name(conversation.name or item.label).rsplit(".", 1)[0] or "run"
+stem = safe_file_name(item.conversation.name or item.label).rsplit(".", 1)[0] or "run"
 
 
 def report_html() -> str:
-    """Made when the button is clicked, on Streamlit's download thread: plain compressor calls only."""
-    swept = sweep(
-        conversation,
-        ratios=ratios,
-        keeps=keeps,
-        min_targets=[settings.min_target_context_ratio],
-        context_max=settings.explicit_context_max,
-        model=settings.capacity_model,
-        counter=settings.counter,
-        summary=sweep_summary,
+    """Made when the button is clicked, on Streamlit's download thread: no session value is read here."""
+    swept = swept_later()
+    return report.build_report(
+        simulation, swept, recommend(swept, headroom=headroom), title=title, language=language
     )
-    return report.build_report(simulation, swept, recommend(swept, headroom=headroom), title=title)
 
 
 st.download_button(
@@ -187,5 +135,5 @@ st.download_button(
     mime="text/html",
     on_click="ignore",
     type="primary",
-    key=state.page_widget("demo", "export"),
+    key=keys.page_widget("demo", "export"),
 )

@@ -5,24 +5,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import roots, state, tables
+from dashboard import roots, tables
 from dashboard.components import folder_browser, plain, table
-from dashboard.i18n import t
+from dashboard.state import conversations, dumps, keys
+from dashboard.state.session import t
 
 st.title(t("load.title"))
 st.caption(t("load.intro"))
 
 # -- what the session holds -----------------------------------------------------------------------
-loaded = state.items()
-current = state.current()
+loaded = conversations.items()
+current = conversations.current()
 if loaded and current is not None:
     st.text(t("load.current", name=current.label, format=current.source_format))
     table(tables.loaded_table(loaded.values()), hide_index=True)
-    st.button(t("load.clear"), key=state.page_widget("load", "clear"), on_click=state.clear_items)
+    st.button(t("load.clear"), key=keys.page_widget("load", "clear"), on_click=conversations.clear_items)
 else:
     st.info(t("load.nothing"))
 
-report = state.load_report()
+report = conversations.load_report()
 if report:
     for outcome in report:
         if outcome.ok:
@@ -52,26 +53,28 @@ with upload_tab:
         t("load.upload"),
         type=["json", "jsonl", "ndjson", "traj", "zip"],
         accept_multiple_files=True,
-        key=state.W_UPLOAD,
+        key=keys.W_UPLOAD,
         help=t("load.upload_help"),
-        on_change=state.on_upload,
+        on_change=conversations.on_upload,
     )
 
 # -- bundled samples ------------------------------------------------------------------------------
 with samples_tab:
-    samples = state.sample_files()
+    samples = conversations.sample_files()
     if not samples:
         st.info(t("load.no_samples"))
     else:
         st.selectbox(
             t("load.sample"),
             samples,
-            key=state.W_SAMPLE,
-            persist_state=state.PERSIST,
+            key=keys.W_SAMPLE,
+            persist_state=keys.PERSIST,
             help=t("load.sample_help"),
         )
         st.button(
-            t("load.open_sample"), key=state.page_widget("load", "open_sample"), on_click=state.on_open_sample
+            t("load.open_sample"),
+            key=keys.page_widget("load", "open_sample"),
+            on_click=conversations.on_open_sample,
         )
 
 # -- files and dump folders on the server ---------------------------------------------------------
@@ -85,17 +88,17 @@ with server_tab:
         if entry is not None and not entry.is_dir:
             left.button(
                 t("load.open_file"),
-                key=state.page_widget("load", "open_file"),
+                key=keys.page_widget("load", "open_file"),
                 type="primary",
-                on_click=state.on_open_root_file,
+                on_click=conversations.on_open_root_file,
                 args=(choice.root_index, entry.relative),
             )
         folder = entry.relative if entry is not None and entry.is_dir else choice.folder
         review_label = plain(t("load.review_folder", folder=roots.root_label(choice.root) + folder))
         if right.button(
             review_label,
-            key=state.page_widget("load", "review"),
-            on_click=state.set_dump_folder,
+            key=keys.page_widget("load", "review"),
+            on_click=dumps.set_dump_folder,
             args=(choice.root_index, folder),
         ):
             st.switch_page("views/dumps.py")

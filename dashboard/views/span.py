@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, state, tables
+from dashboard import charts, tables
 from dashboard.components import flag_message_secrets, plain, show_message, stop_when_empty, table
-from dashboard.i18n import capacity_text, chart_labels, explain, segment_names, t
+from dashboard.i18n import capacity_text, chart_labels, explain, note_names, segment_names
+from dashboard.state import conversations, keys, session
+from dashboard.state.session import t
 
-settings = state.settings()
-item = state.current()
-analysis = state.analysis_for(item, settings)
+language = session.language()
+settings = session.settings()
+item = conversations.current()
+analysis = conversations.analysis_for(item, settings)
 
 st.title(t("span.title"))
 if item is None or analysis is None:
@@ -33,10 +36,10 @@ st.caption(
 )
 if not analysis.config.model_configured:
     st.warning(t("span.no_model"))
-flag_message_secrets(*state.message_secrets(item))
+flag_message_secrets(*conversations.message_secrets(item))
 
 # -- the decision ---------------------------------------------------------------------------------
-(st.success if decision.hit else st.info)(explain(decision))
+(st.success if decision.hit else st.info)(explain(decision, language))
 if analysis.total_source == "usage":
     usage = analysis.profile.total
     st.caption(
@@ -55,14 +58,16 @@ columns[0].metric(
     t("metric.total"), f"{analysis.total_tokens:,}", help=t(f"metric.total_{analysis.total_source}")
 )
 columns[1].metric(t("metric.threshold"), f"{analysis.threshold:,}", help=t("metric.threshold_help"))
-columns[2].metric(t("metric.context_max"), f"{analysis.context_max:,}", help=capacity_text(analysis.capacity))
+columns[2].metric(
+    t("metric.context_max"), f"{analysis.context_max:,}", help=capacity_text(analysis.capacity, language)
+)
 span_tokens = (
     decision.target_tokens if decision.target_tokens is not None else analysis.segment_tokens["compress"]
 )
 columns[3].metric(t("metric.span_tokens"), f"{span_tokens:,}")
 columns[4].metric(t("metric.min_target"), f"{analysis.min_target_tokens:,}", help=t("metric.min_target_help"))
 
-labels = chart_labels()
+labels = chart_labels(language)
 st.plotly_chart(
     charts.window_gauge(
         total_tokens=analysis.total_tokens,
@@ -117,9 +122,7 @@ st.plotly_chart(
 # -- the messages ---------------------------------------------------------------------------------
 st.subheader(t("span.messages"))
 table(
-    tables.message_table(
-        frame, segment_names(), {"last_user": t("note.last_user"), "internal": t("note.internal")}
-    ),
+    tables.message_table(frame, segment_names(language), note_names(language)),
     hide_index=True,
     column_config={"preview": st.column_config.TextColumn(width="large")},
 )
@@ -134,7 +137,7 @@ if conversation.messages:
         max_value=len(conversation.messages) - 1,
         value=max(analysis.last_user_index, 0),
         step=1,
-        key=state.page_widget("span", "message"),
+        key=keys.page_widget("span", "message"),
     )
     row = analysis.per_message[int(index)]
     show_message(
@@ -144,6 +147,6 @@ if conversation.messages:
             index=row.index,
             role=row.role,
             tokens=row.tokens,
-            segment=segment_names()[row.segment],
+            segment=segment_names(language)[row.segment],
         ),
     )

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from benchmarks.generate import conversation_dicts
 from compressor.analysis import Analysis, analyze
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.formats import load_conversation
 from compressor.messages import Conversation
+from compressor.replay import Recommendation, Simulation, Sweep, recommend, simulate, sweep
 from dashboard import roots
 from tests.conftest import OPENJIUWEN_DUMPS
 
@@ -30,6 +33,30 @@ def demo_conversation() -> Conversation:
 def demo_analysis(**settings: object) -> Analysis:
     config = CurrentRoundCompressorConfig().with_settings(**settings)
     return analyze(demo_conversation(), config, context_max=16_000)
+
+
+#: The capacity of the generated run the report and the run figures are checked on.
+GENERATED_CONTEXT_MAX = 30_000
+Run = tuple[Simulation, Sweep, Recommendation]
+
+
+@pytest.fixture(scope="session")
+def generated_run() -> Run:
+    """A generated 300-message agent run replayed at ratio 0.6 / keep 2, a 3 × 2 sweep of it and its recommendation."""
+    conversation = Conversation.from_messages(conversation_dicts(300, seed=4), name="generated run")
+    config = CurrentRoundCompressorConfig(
+        trigger_context_ratio=0.6, keep_recent_messages=2, min_target_context_ratio=0.02
+    )
+    simulation = simulate(conversation, config, context_max=GENERATED_CONTEXT_MAX, summary="ratio:0.1")
+    swept = sweep(
+        conversation,
+        ratios=(0.5, 0.6, 0.8),
+        keeps=(0, 2),
+        min_targets=(0.02,),
+        context_max=GENERATED_CONTEXT_MAX,
+        summary="ratio:0.1",
+    )
+    return simulation, swept, recommend(swept, headroom=0.1)
 
 
 @pytest.fixture
@@ -82,3 +109,21 @@ def unescaped(markdown: str) -> str:
 
 def no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
+
+
+def run_script(
+    script: Callable[[], None],
+    *,
+    state: Mapping[str, Any] | None = None,
+    query: Mapping[str, str] | None = None,
+) -> AppTest:
+    """``script`` run once as a Streamlit script (imports inside it), with ``state`` put in the session and
+    ``query`` in the URL first; what it leaves in ``st.session_state`` is read from the returned AppTest."""
+    at = AppTest.from_function(script, default_timeout=APP_TIMEOUT)
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    no_exception(at)
+    return at

@@ -12,11 +12,17 @@ ALL_PAGES = (*entry.CONVERSATION_PAGES, *entry.RUN_PAGES)
 
 
 class TestPages:
-    def test_the_four_pages_exist_and_tune_and_demo_wait_for_their_files(self) -> None:
-        present = [spec[0] for spec in entry.available(ALL_PAGES)]
-        assert present[:4] == ["views/load.py", "views/span.py", "views/compact.py", "views/dumps.py"]
-        for spec in ALL_PAGES[4:]:
-            assert (spec[0] in present) == (roots.PROJECT_DIR / "dashboard" / spec[0]).is_file()
+    def test_every_page_file_exists(self) -> None:
+        files = [spec[0] for spec in ALL_PAGES]
+        assert files == [
+            "views/load.py",
+            "views/span.py",
+            "views/compact.py",
+            "views/dumps.py",
+            "views/tune.py",
+            "views/demo.py",
+        ]
+        assert all((roots.PROJECT_DIR / "dashboard" / file).is_file() for file in files)
 
     def test_addresses_are_unique(self) -> None:
         paths = [spec[2] for spec in ALL_PAGES]
@@ -30,7 +36,7 @@ class TestPages:
         )
 
     def test_every_page_opens(self, app: AppTest) -> None:
-        for file, *_ in entry.available(ALL_PAGES):
+        for file, *_ in ALL_PAGES:
             app.switch_page(file).run()
             no_exception(app)
             assert app.title, file

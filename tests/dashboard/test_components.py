@@ -57,3 +57,30 @@ class TestHeaderConfig:
 
         config = header_config(["role"], {"role": st.column_config.TextColumn("Who")}, {"role": "角色"})
         assert config["role"]["label"] == "Who"
+
+
+def draw_stats() -> None:
+    from dashboard.components import stats
+    from dashboard.i18n import Stat
+
+    stats(
+        [
+            Stat(label="a", value="1"),
+            Stat(label="b", value="2", delta="-3", help="**not bold** x_y_z"),
+            Stat(label="c", value="3"),
+        ],
+        per_row=2,
+    )
+
+
+class TestStats:
+    def test_each_number_is_one_metric_in_rows(self) -> None:
+        from tests.dashboard.conftest import run_script
+
+        at = run_script(draw_stats)
+        assert [(m.label, m.value) for m in at.metric] == [("a", "1"), ("b", "2"), ("c", "3")]
+        assert at.metric[1].proto.delta == "-3"
+        assert len(at.columns) == 4  # two rows of two
+        assert at.metric[1].proto.help == plain(
+            "**not bold** x_y_z"
+        )  # help is markdown: our words shown as written

@@ -12,7 +12,7 @@ from compressor.compaction_result import CompactionResult
 from compressor.compactor import CurrentRoundCompressor
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.prompt import SNAPSHOT_SECTIONS
-from dashboard import state
+from dashboard.state import keys
 from tests.dashboard.conftest import demo_analysis, demo_conversation, no_exception, texts, unescaped
 from tests.support.openai_server import ScriptedServer
 
@@ -36,7 +36,7 @@ def live(app: AppTest) -> AppTest:
 
 
 def run(at: AppTest) -> AppTest:
-    return at.button(key=state.page_widget("compact", "run")).click().run()
+    return at.button(key=keys.page_widget("compact", "run")).click().run()
 
 
 def headline(at: AppTest) -> str:
@@ -67,7 +67,7 @@ class TestOffline:
     def test_the_page_opens_ready_to_run(self, live: AppTest) -> None:
         no_exception(live)
         assert live.title[0].value == "Live compaction"
-        assert live.radio(key=state.W_BACKEND).value == "offline"
+        assert live.radio(key=keys.W_BACKEND).value == "offline"
         assert "Press Run compaction" in texts(live)
 
     def test_an_offline_run_shows_what_it_cost_and_saved(self, live: AppTest) -> None:
@@ -104,19 +104,19 @@ class TestOffline:
         assert parts["compressed"][1] == 0 and parts["memory"][0] == 0
 
     def test_a_trigger_that_does_not_fire_changes_nothing_unless_forced(self, live: AppTest) -> None:
-        live.slider(key=state.W_TRIGGER).set_value(0.95).run()
+        live.slider(key=keys.W_TRIGGER).set_value(0.95).run()
         assert "The trigger does not fire" in texts(live)
         run(live)
         no_exception(live)
         assert headline(live) == "Not compacted: the window is below the trigger threshold."
         assert downloads(live)["Compacted conversation (openJiuwen JSON)"] is False
-        live.toggle(key=state.W_FORCE).set_value(True).run()
+        live.toggle(key=keys.W_FORCE).set_value(True).run()
         assert "computed with other settings" in texts(live)
         run(live)
         assert headline(live).startswith(f"Compacted {span_size()} messages:")
 
     def test_chinese_headline(self, live: AppTest) -> None:
-        live.radio(key=state.W_LANG).set_value("zh").run()
+        live.radio(key=keys.W_LANG).set_value("zh").run()
         run(live)
         expected = offline_compaction()
         before, after, saved = expected.tokens_before, expected.tokens_after, expected.reduction_ratio
@@ -131,10 +131,10 @@ def headline_zh(at: AppTest) -> str:
 
 class TestOpenAICompatible:
     def choose(self, at: AppTest, url: str) -> AppTest:
-        at.radio(key=state.W_BACKEND).set_value("openai").run()
-        at.text_input(key=state.W_BASE_URL).input(url)
-        at.text_input(key=state.W_MODEL_NAME).input("scripted-model")
-        at.text_input(key=state.W_API_KEY).input(SECRET)
+        at.radio(key=keys.W_BACKEND).set_value("openai").run()
+        at.text_input(key=keys.W_BASE_URL).input(url)
+        at.text_input(key=keys.W_MODEL_NAME).input("scripted-model")
+        at.text_input(key=keys.W_API_KEY).input(SECRET)
         return at.run()
 
     def test_a_live_run_sends_the_request_and_keeps_the_key_secret(self, live: AppTest) -> None:
@@ -151,8 +151,8 @@ class TestOpenAICompatible:
         assert all(SECRET not in str(value) for value in live.query_params.values())
         assert SECRET not in texts(live)
         assert (
-            live.text_input(key=state.W_API_KEY).proto.type
-            == live.text_input(key=state.W_API_KEY).proto.PASSWORD
+            live.text_input(key=keys.W_API_KEY).proto.type
+            == live.text_input(key=keys.W_API_KEY).proto.PASSWORD
         )
 
     def test_with_a_model_configured_the_span_page_no_longer_warns(self, live: AppTest) -> None:
@@ -173,7 +173,7 @@ class TestOpenAICompatible:
         assert downloads(live)["Compacted conversation (openJiuwen JSON)"] is False
 
     def test_the_failure_reads_in_chinese_too(self, live: AppTest) -> None:
-        live.radio(key=state.W_LANG).set_value("zh").run()
+        live.radio(key=keys.W_LANG).set_value("zh").run()
         with ScriptedServer([{"raise": "invalid api key", "status_code": 401}]) as server:
             self.choose(live, server.url)
             run(live)
@@ -183,7 +183,7 @@ class TestOpenAICompatible:
         )
 
     def test_a_missing_base_url_is_reported_not_raised(self, live: AppTest) -> None:
-        live.radio(key=state.W_BACKEND).set_value("openai").run()
+        live.radio(key=keys.W_BACKEND).set_value("openai").run()
         run(live)
         no_exception(live)
         assert any("base URL and model name are both needed" in unescaped(e.value) for e in live.error)

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.replay import Simulation, simulate
-from dashboard import state
+from dashboard.state import keys
 from tests.conftest import SAMPLES
 from tests.dashboard.conftest import demo_conversation, no_exception, texts, unescaped
 
@@ -36,7 +36,7 @@ def caption(at: AppTest) -> tuple[str, str]:
 
 
 def step_of(at: AppTest) -> int:
-    value = at.slider(key=state.W_DEMO_STEP).value
+    value = at.slider(key=keys.W_DEMO_STEP).value
     assert isinstance(value, int)
     return value
 
@@ -46,7 +46,7 @@ def charts(at: AppTest) -> list[dict[str, Any]]:
 
 
 def play_button(at: AppTest) -> str:
-    return str(at.button(key=state.page_widget("demo", "play")).label)
+    return str(at.button(key=keys.page_widget("demo", "play")).label)
 
 
 def before_after_bars(at: AppTest) -> list[dict[str, Any]]:
@@ -83,7 +83,7 @@ class TestFirstStep:
         assert markers["compaction"] == [simulation.events[0].index] == [43]
 
     def test_says_when_nothing_will_compact(self, demo: AppTest) -> None:
-        demo.slider(key=state.W_TRIGGER).set_value(0.9).run()
+        demo.slider(key=keys.W_TRIGGER).set_value(0.9).run()
         no_exception(demo)
         outcome = replayed(0.9).outcome
         assert outcome.compactions == 0 and outcome.peak_tokens < outcome.threshold == 14_400
@@ -103,7 +103,7 @@ class TestFirstStep:
 
 class TestStepSlider:
     def test_moving_the_slider_changes_the_caption(self, demo: AppTest) -> None:
-        demo.slider(key=state.W_DEMO_STEP).set_value(10).run()
+        demo.slider(key=keys.W_DEMO_STEP).set_value(10).run()
         no_exception(demo)
         simulation = replayed()
         step = simulation.steps[9]
@@ -116,13 +116,13 @@ class TestStepSlider:
         self, demo: AppTest, trigger: float | None, threshold: str
     ) -> None:
         if trigger is not None:
-            demo.slider(key=state.W_TRIGGER).set_value(trigger).run()
+            demo.slider(key=keys.W_TRIGGER).set_value(trigger).run()
         simulation = replayed(trigger or 0.8)
         (event,) = simulation.events
         number = compaction_step(simulation)
         step = simulation.steps[number - 1]
         assert event.status == "compacted" and step.sent_tokens < step.context_tokens
-        demo.slider(key=state.W_DEMO_STEP).set_value(number).run()
+        demo.slider(key=keys.W_DEMO_STEP).set_value(number).run()
         no_exception(demo)
         assert caption(demo) == (
             f"Threshold crossed at {step.context_tokens:,} of {threshold} tokens: compaction replaces "
@@ -145,14 +145,20 @@ class TestStepSlider:
         assert names["memory"] == "memory block"
 
     def test_a_protected_tail_is_its_own_part_at_the_end_of_both_bars(self, demo: AppTest) -> None:
-        demo.number_input(key=state.W_KEEP).set_value(2).run()
+        demo.number_input(key=keys.W_KEEP).set_value(2).run()
         simulation = replayed(keep=2)
         (event,) = simulation.events
         assert event.span[2] > 0 and event.tail_tokens > 0
-        demo.slider(key=state.W_DEMO_STEP).set_value(compaction_step(simulation)).run()
+        demo.slider(key=keys.W_DEMO_STEP).set_value(compaction_step(simulation)).run()
         no_exception(demo)
         traces = before_after_bars(demo)
-        assert [trace["meta"] for trace in traces] == ["prefix", "compressed", "memory", "reinjection", "tail"]
+        assert [trace["meta"] for trace in traces] == [
+            "prefix",
+            "compressed",
+            "memory",
+            "reinjection",
+            "tail",
+        ]
         parts = {trace["meta"]: trace["x"] for trace in traces}
         assert parts["prefix"] == [event.prefix_tokens, event.prefix_tokens]
         assert parts["tail"] == [event.tail_tokens, event.tail_tokens]
@@ -161,10 +167,10 @@ class TestStepSlider:
         assert parts["reinjection"] == [0, event.reinjection_tokens]
 
     def test_after_the_compaction_the_caption_compares_with_the_uncompacted_run(self, demo: AppTest) -> None:
-        demo.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        demo.slider(key=keys.W_TRIGGER).set_value(0.6).run()
         simulation = replayed(0.6)
         assert compaction_step(simulation) < len(simulation.steps)
-        demo.slider(key=state.W_DEMO_STEP).set_value(len(simulation.steps)).run()
+        demo.slider(key=keys.W_DEMO_STEP).set_value(len(simulation.steps)).run()
         last = simulation.steps[-1]
         assert last.context_tokens != last.uncompacted_tokens
         assert caption(demo) == (
@@ -176,7 +182,7 @@ class TestStepSlider:
 class TestPlayback:
     def test_play_advances_one_step_per_rerun(self, demo: AppTest) -> None:
         assert play_button(demo) == "Play"
-        demo.button(key=state.page_widget("demo", "play")).click().run()
+        demo.button(key=keys.page_widget("demo", "play")).click().run()
         no_exception(demo)
         assert play_button(demo) == "Pause"
         assert step_of(demo) == 2
@@ -184,8 +190,8 @@ class TestPlayback:
         assert step_of(demo) == 3
 
     def test_pause_holds_the_step(self, demo: AppTest) -> None:
-        demo.button(key=state.page_widget("demo", "play")).click().run()
-        demo.button(key=state.page_widget("demo", "play")).click().run()
+        demo.button(key=keys.page_widget("demo", "play")).click().run()
+        demo.button(key=keys.page_widget("demo", "play")).click().run()
         assert play_button(demo) == "Play"
         held = step_of(demo)
         demo.run()
@@ -193,8 +199,8 @@ class TestPlayback:
 
     def test_playing_stops_at_the_last_step(self, demo: AppTest) -> None:
         last = len(replayed().steps)
-        demo.slider(key=state.W_DEMO_STEP).set_value(last - 1).run()
-        demo.button(key=state.page_widget("demo", "play")).click().run()
+        demo.slider(key=keys.W_DEMO_STEP).set_value(last - 1).run()
+        demo.button(key=keys.page_widget("demo", "play")).click().run()
         no_exception(demo)
         assert step_of(demo) == last
         assert play_button(demo) == "Play"
@@ -202,8 +208,8 @@ class TestPlayback:
         assert step_of(demo) == last
 
     def test_start_over(self, demo: AppTest) -> None:
-        demo.slider(key=state.W_DEMO_STEP).set_value(12).run()
-        demo.button(key=state.page_widget("demo", "restart")).click().run()
+        demo.slider(key=keys.W_DEMO_STEP).set_value(12).run()
+        demo.button(key=keys.page_widget("demo", "restart")).click().run()
         assert step_of(demo) == 1
 
 
@@ -216,7 +222,7 @@ class TestReport:
 
 class TestLanguage:
     def test_the_captions_read_in_chinese(self, demo: AppTest) -> None:
-        demo.radio(key=state.W_LANG).set_value("zh").run()
+        demo.radio(key=keys.W_LANG).set_value("zh").run()
         no_exception(demo)
         assert demo.title[0].value == "演示"
         assert caption(demo) == (
@@ -226,8 +232,8 @@ class TestLanguage:
         assert play_button(demo) == "播放"
 
     def test_the_before_after_parts_use_the_segment_names(self, demo: AppTest) -> None:
-        demo.radio(key=state.W_LANG).set_value("zh").run()
-        demo.slider(key=state.W_DEMO_STEP).set_value(compaction_step(replayed())).run()
+        demo.radio(key=keys.W_LANG).set_value("zh").run()
+        demo.slider(key=keys.W_DEMO_STEP).set_value(compaction_step(replayed())).run()
         no_exception(demo)
         names = {trace["meta"]: trace["name"] for trace in before_after_bars(demo)}
         assert (names["prefix"], names["tail"]) == ("保留前缀", "保护尾部")
@@ -236,7 +242,7 @@ class TestLanguage:
 class TestOtherConversations:
     def test_without_a_conversation_the_page_says_what_to_do(self, app: AppTest) -> None:
         app.switch_page("views/load.py").run()
-        app.button(key=state.page_widget("load", "clear")).click().run()
+        app.button(key=keys.page_widget("load", "clear")).click().run()
         app.switch_page(PAGE).run()
         no_exception(app)
         assert app.info[0].value.startswith("No conversation is loaded. Open the Load page")
@@ -254,19 +260,19 @@ class TestOtherConversations:
     ) -> None:
         app.switch_page("views/load.py").run()
         upload = (name, json.dumps(messages, ensure_ascii=False).encode(), "application/json")
-        app.file_uploader(key=state.W_UPLOAD).set_value(upload).run()
+        app.file_uploader(key=keys.W_UPLOAD).set_value(upload).run()
         app.switch_page(PAGE).run()
         no_exception(app)
         if name == "single.json":
             assert any(i.value.startswith("This conversation has no assistant message") for i in app.info)
         else:
             assert caption(app)[0].startswith("The agent has used")
-            app.button(key=state.page_widget("demo", "play")).click().run()
+            app.button(key=keys.page_widget("demo", "play")).click().run()
             no_exception(app)
             assert play_button(app) == "Play"
 
     def test_a_smaller_conversation_keeps_the_step_in_range(self, demo: AppTest) -> None:
-        demo.slider(key=state.W_DEMO_STEP).set_value(18).run()
+        demo.slider(key=keys.W_DEMO_STEP).set_value(18).run()
         demo.switch_page("views/load.py").run()
         upload = (
             "two-calls.json",
@@ -280,7 +286,7 @@ class TestOtherConversations:
             ).encode(),
             "application/json",
         )
-        demo.file_uploader(key=state.W_UPLOAD).set_value(upload).run()
+        demo.file_uploader(key=keys.W_UPLOAD).set_value(upload).run()
         demo.switch_page(PAGE).run()
         no_exception(demo)
         assert step_of(demo) == 2
@@ -296,10 +302,10 @@ class TestOtherConversations:
     def test_every_shared_transcript_plays(self, app: AppTest, name: str) -> None:
         data = (SAMPLES / "transcripts" / name).read_bytes()
         app.switch_page("views/load.py").run()
-        app.file_uploader(key=state.W_UPLOAD).set_value((name, data, "application/octet-stream")).run()
+        app.file_uploader(key=keys.W_UPLOAD).set_value((name, data, "application/octet-stream")).run()
         app.switch_page(PAGE).run()
         no_exception(app)
         assert caption(app)[0].startswith("The agent has used")
-        app.slider(key=state.W_DEMO_STEP).set_value(2).run()
+        app.slider(key=keys.W_DEMO_STEP).set_value(2).run()
         no_exception(app)
         assert "Model call 2 of" in texts(app)

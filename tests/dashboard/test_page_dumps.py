@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import roots, state
+from dashboard import roots
+from dashboard.state import dumps as dump_state
+from dashboard.state import keys
 from tests.dashboard.conftest import APP, APP_TIMEOUT, OPENJIUWEN_DUMPS, no_exception, texts, unescaped
 
 COMPACT015 = "1796020259974_CurrentRoundCompressor_default_session_id.json"
@@ -26,7 +28,7 @@ def count_caption(at: AppTest) -> str:
 class TestDemoSession:
     def test_opens_on_the_demo_dumps_the_project_ships(self, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(roots.ROOTS_ENV, raising=False)
-        demo = roots.PROJECT_DIR / "dumps" / state.DEMO_DUMP_FOLDER
+        demo = roots.PROJECT_DIR / "dumps" / dump_state.DEMO_DUMP_FOLDER
         shipped = sorted(demo.glob("*.json"))
         assert shipped, f"the demo dump session is missing from {demo}"
         at = open_dumps()
@@ -55,16 +57,16 @@ class TestFolder:
 
     def test_filters_narrow_the_table(self, dump_root: Path) -> None:
         at = open_dumps()
-        at.slider(key=state.page_widget("dumps", "min_ratio")).set_value(0.2).run()
+        at.slider(key=keys.page_widget("dumps", "min_ratio")).set_value(0.2).run()
         assert count_caption(at) == "1 of 3 dumps"
         assert at.dataframe[0].value["context"].tolist() == ["compact001"]
-        at.slider(key=state.page_widget("dumps", "min_ratio")).set_value(0.0).run()
-        at.checkbox(key=state.page_widget("dumps", "retried")).check().run()
+        at.slider(key=keys.page_widget("dumps", "min_ratio")).set_value(0.0).run()
+        at.checkbox(key=keys.page_widget("dumps", "retried")).check().run()
         assert at.dataframe[0].value["context"].tolist() == ["compact015"]
 
     def test_one_dump_in_detail(self, dump_root: Path) -> None:
         at = open_dumps()
-        assert Path(str(at.selectbox(key=state.W_DUMP_PICK).value)).name == COMPACT015
+        assert Path(str(at.selectbox(key=keys.W_DUMP_PICK).value)).name == COMPACT015
         page = texts(at)
         assert "Before: 39 messages (rebuilt from the dump)" in page
         assert "After: 36 messages" in page
@@ -89,10 +91,10 @@ class TestFolder:
 
     def test_rerun_with_the_recorded_reply_and_the_dumps_capacity(self, dump_root: Path) -> None:
         at = open_dumps()
-        at.button(key=state.page_widget("dumps", "use_cmax")).click().run()
-        assert at.number_input(key=state.W_CONTEXT_MAX).value == 2000
+        at.button(key=keys.page_widget("dumps", "use_cmax")).click().run()
+        assert at.number_input(key=keys.W_CONTEXT_MAX).value == 2000
         assert at.query_params["context_max"] == "2000"
-        at.button(key=state.page_widget("dumps", "rerun")).click().run()
+        at.button(key=keys.page_widget("dumps", "rerun")).click().run()
         no_exception(at)
         headline = next(unescaped(s.value) for s in at.success)
         assert headline.startswith("Compacted 5 messages: 16,878 → ")
@@ -132,31 +134,31 @@ class TestFolder:
         at = open_dumps()
         no_exception(at)
         assert count_caption(at) == "2000 of 2000 dumps"
-        assert at.number_input(key=state.page_widget("dumps", "page")).max == 40
+        assert at.number_input(key=keys.page_widget("dumps", "page")).max == 40
         assert at.dataframe[0].value["context"].tolist()[:2] == ["run1999", "run1998"]
-        parsed = state._dump_index_cache().files_read
-        at.number_input(key=state.page_widget("dumps", "page")).set_value(40).run()
+        parsed = dump_state.dump_index_cache().files_read
+        at.number_input(key=keys.page_widget("dumps", "page")).set_value(40).run()
         assert at.dataframe[0].value["context"].tolist()[-1] == "run0000"
-        assert state._dump_index_cache().files_read == parsed  # the rerun parsed no file again
+        assert dump_state.dump_index_cache().files_read == parsed  # the rerun parsed no file again
 
 
 class TestUpload:
     def test_uploaded_dumps_are_reviewed_with_their_debug_log(self, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(roots.ROOTS_ENV, raising=False)
         at = open_dumps()
-        at.radio(key=state.W_DUMP_SOURCE).set_value("upload").run()
+        at.radio(key=keys.W_DUMP_SOURCE).set_value("upload").run()
         folder = OPENJIUWEN_DUMPS / "compact015"
         files = [(path.name, path.read_bytes(), "application/json") for path in sorted(folder.iterdir())]
-        at.file_uploader(key=state.W_DUMP_UPLOAD).set_value(files).run()
+        at.file_uploader(key=keys.W_DUMP_UPLOAD).set_value(files).run()
         no_exception(at)
         assert count_caption(at) == "1 of 1 dumps"
         assert at.dataframe[0].value["retries"].tolist() == [1]
 
     def test_a_dump_folder_under_the_roots_can_be_chosen(self, dump_root: Path) -> None:
         at = open_dumps()
-        at.button(key=state.browse_widget("dumps", "open")).click().run()  # into openjiuwen-dumps/
-        at.selectbox(key=state.browse_widget("dumps", "entry:0:openjiuwen-dumps")).set_value(1).run()
-        at.button(key=state.page_widget("dumps", "use_folder")).click().run()
+        at.button(key=keys.browse_widget("dumps", "open")).click().run()  # into openjiuwen-dumps/
+        at.selectbox(key=keys.browse_widget("dumps", "entry:0:openjiuwen-dumps")).set_value(1).run()
+        at.button(key=keys.page_widget("dumps", "use_folder")).click().run()
         no_exception(at)
         assert "Folder: " + roots.root_label(dump_root) + "openjiuwen-dumps/compact001" in texts(at)
         assert count_caption(at) == "1 of 1 dumps"

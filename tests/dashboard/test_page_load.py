@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import state
-from tests.dashboard.conftest import SAMPLES, demo_conversation, no_exception, texts, unescaped
+from dashboard.state import keys
+from tests.dashboard.conftest import APP, SAMPLES, demo_conversation, no_exception, texts, unescaped
 
 GOOD = {"messages": [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}]}
 SCRIPT = "<script>alert('x')</script> **not bold** 中文"
@@ -23,7 +23,7 @@ def load(app: AppTest) -> AppTest:
 
 
 def upload(at: AppTest, *files: tuple[str, bytes]) -> AppTest:
-    at.file_uploader(key=state.W_UPLOAD).set_value(
+    at.file_uploader(key=keys.W_UPLOAD).set_value(
         [(name, data, "application/octet-stream") for name, data in files]
     )
     return at.run()
@@ -31,7 +31,7 @@ def upload(at: AppTest, *files: tuple[str, bytes]) -> AppTest:
 
 def conversation_labels(at: AppTest) -> list[str]:
     """The sidebar picker's entries, as shown."""
-    return list(at.selectbox(key=state.W_CONVERSATION).options)
+    return list(at.selectbox(key=keys.W_CONVERSATION).options)
 
 
 class TestOpening:
@@ -53,7 +53,7 @@ class TestUpload:
             "claude-code-session.jsonl: 1 conversation(s), format claude-code" in unescaped(s.value)
             for s in load.success
         )
-        assert load.selectbox(key=state.W_CONVERSATION).value == "upload:claude-code-session.jsonl#0"
+        assert load.selectbox(key=keys.W_CONVERSATION).value == "upload:claude-code-session.jsonl#0"
         load.switch_page("views/span.py").run()
         no_exception(load)
         assert "claude-code-session.jsonl" in texts(load)
@@ -64,7 +64,7 @@ class TestUpload:
         errors = [unescaped(e.value) for e in load.error]
         assert len(errors) == 1 and errors[0].startswith("bad.json: ")
         assert conversation_labels(load) == ["demo-conversation.json", "good.json"]
-        assert load.selectbox(key=state.W_CONVERSATION).value == "upload:good.json#0"
+        assert load.selectbox(key=keys.W_CONVERSATION).value == "upload:good.json#0"
 
     def test_a_file_with_several_conversations_offers_each(self, load: AppTest) -> None:
         sample = SAMPLES / "openai-chat-tau-bench-airline-5.json"
@@ -73,9 +73,9 @@ class TestUpload:
         labels = conversation_labels(load)[1:]
         assert labels == [f"openai-chat-tau-bench-airline-5 #{n} (task {n}, trial 0)" for n in range(5)]
         assert (
-            load.selectbox(key=state.W_CONVERSATION).value == "upload:openai-chat-tau-bench-airline-5.json#0"
+            load.selectbox(key=keys.W_CONVERSATION).value == "upload:openai-chat-tau-bench-airline-5.json#0"
         )
-        load.selectbox(key=state.W_CONVERSATION).set_value(
+        load.selectbox(key=keys.W_CONVERSATION).set_value(
             "upload:openai-chat-tau-bench-airline-5.json#3"
         ).run()
         load.switch_page("views/span.py").run()
@@ -97,7 +97,7 @@ class TestUpload:
         no_exception(load)
         load.switch_page("views/span.py").run()
         no_exception(load)
-        load.number_input(key=state.page_widget("span", "message")).set_value(0).run()
+        load.number_input(key=keys.page_widget("span", "message")).set_value(0).run()
         assert SCRIPT in [c.value for c in load.code]
         assert not load.get("html")
         assert all("<script>" not in m.value for m in load.markdown)
@@ -105,10 +105,10 @@ class TestUpload:
 
 class TestSamplesAndServerFiles:
     def test_a_bundled_sample_opens(self, load: AppTest) -> None:
-        load.selectbox(key=state.W_SAMPLE).set_value("swe-agent-function-calling.traj").run()
-        load.button(key=state.page_widget("load", "open_sample")).click().run()
+        load.selectbox(key=keys.W_SAMPLE).set_value("swe-agent-function-calling.traj").run()
+        load.button(key=keys.page_widget("load", "open_sample")).click().run()
         no_exception(load)
-        assert load.selectbox(key=state.W_CONVERSATION).value == "sample:swe-agent-function-calling.traj#0"
+        assert load.selectbox(key=keys.W_CONVERSATION).value == "sample:swe-agent-function-calling.traj#0"
 
     def test_files_under_a_root_load_and_escaping_links_are_not_offered(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -120,15 +120,15 @@ class TestSamplesAndServerFiles:
         (outside / "secret.json").write_text(json.dumps(GOOD))
         (root / "link.json").symlink_to(outside / "secret.json")
         monkeypatch.setenv("COMPACTION_LAB_ROOTS", str(root))
-        at = AppTest.from_file(str(Path(state.__file__).parent / "app.py"), default_timeout=30).run()
+        at = AppTest.from_file(str(APP), default_timeout=30).run()
         at.switch_page("views/load.py").run()
-        entries = at.selectbox(key=state.browse_widget("load", "entry:0:"))
+        entries = at.selectbox(key=keys.browse_widget("load", "entry:0:"))
         assert list(entries.options) == [f"📄 run.json · {(root / 'run.json').stat().st_size} B"]
-        at.button(key=state.page_widget("load", "open_file")).click().run()
+        at.button(key=keys.page_widget("load", "open_file")).click().run()
         no_exception(at)
-        assert at.selectbox(key=state.W_CONVERSATION).value == "root:run.json#0"
+        assert at.selectbox(key=keys.W_CONVERSATION).value == "root:run.json#0"
 
     def test_a_folder_can_be_opened_for_dump_review(self, load: AppTest) -> None:
-        load.button(key=state.page_widget("load", "review")).click().run()
+        load.button(key=keys.page_widget("load", "review")).click().run()
         no_exception(load)
         assert load.title[0].value == "Dump review"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import state
+from dashboard.state import keys
 from tests.conftest import READ_TRANSCRIPTS, TRANSCRIPTS, fixture
 from tests.dashboard.conftest import no_exception, texts
 
@@ -36,7 +36,7 @@ ODD = {
 
 def load_and_visit(at: AppTest, name: str, data: bytes) -> AppTest:
     at.switch_page("views/load.py").run()
-    at.file_uploader(key=state.W_UPLOAD).set_value((name, data, "application/octet-stream")).run()
+    at.file_uploader(key=keys.W_UPLOAD).set_value((name, data, "application/octet-stream")).run()
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
     for page in PAGES:
@@ -49,8 +49,8 @@ def load_and_visit(at: AppTest, name: str, data: bytes) -> AppTest:
 def test_every_shared_transcript_loads_and_every_page_renders(app: AppTest, path: Path) -> None:
     at = load_and_visit(app, path.name, path.read_bytes())
     at.switch_page("views/compact.py").run()
-    at.toggle(key=state.W_FORCE).set_value(True).run()
-    at.button(key=state.page_widget("compact", "run")).click().run()
+    at.toggle(key=keys.W_FORCE).set_value(True).run()
+    at.button(key=keys.page_widget("compact", "run")).click().run()
     no_exception(at)
     assert {m.label for m in at.metric} >= {"Context tokens before", "Context tokens after"}
 
@@ -59,8 +59,8 @@ def test_every_shared_transcript_loads_and_every_page_renders(app: AppTest, path
 def test_odd_conversations_render_on_every_page(app: AppTest, name: str) -> None:
     at = load_and_visit(app, name, json.dumps(ODD[name], ensure_ascii=False).encode())
     at.switch_page("views/compact.py").run()
-    at.toggle(key=state.W_FORCE).set_value(True).run()
-    at.button(key=state.page_widget("compact", "run")).click().run()
+    at.toggle(key=keys.W_FORCE).set_value(True).run()
+    at.button(key=keys.page_widget("compact", "run")).click().run()
     no_exception(at)
 
 
@@ -79,7 +79,7 @@ def test_reported_usage_is_named_as_the_source_of_the_total(app: AppTest) -> Non
 class TestEmptyStates:
     def cleared(self, app: AppTest) -> AppTest:
         app.switch_page("views/load.py").run()
-        app.button(key=state.page_widget("load", "clear")).click().run()
+        app.button(key=keys.page_widget("load", "clear")).click().run()
         no_exception(app)
         assert "Nothing is loaded" in texts(app)
         return app
@@ -100,6 +100,6 @@ class TestEmptyStates:
 
     def test_a_sample_brings_a_conversation_back(self, app: AppTest) -> None:
         at = self.cleared(app)
-        at.button(key=state.page_widget("load", "open_sample")).click().run()
+        at.button(key=keys.page_widget("load", "open_sample")).click().run()
         no_exception(at)
-        assert at.selectbox(key=state.W_CONVERSATION).value == "sample:demo-conversation.json#0"
+        assert at.selectbox(key=keys.W_CONVERSATION).value == "sample:demo-conversation.json#0"

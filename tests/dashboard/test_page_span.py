@@ -7,7 +7,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import state
+from dashboard.state import keys
 from tests.dashboard.conftest import (
     APP,
     APP_TIMEOUT,
@@ -76,7 +76,7 @@ class TestFirstLoad:
 
 class TestSliders:
     def test_moving_the_trigger_slider_changes_the_decision(self, app: AppTest) -> None:
-        app.slider(key=state.W_TRIGGER).set_value(0.9).run()
+        app.slider(key=keys.W_TRIGGER).set_value(0.9).run()
         no_exception(app)
         total = demo_analysis(trigger_context_ratio=0.9).total_tokens
         assert total < 14_400
@@ -84,17 +84,17 @@ class TestSliders:
         assert app.query_params["trigger"] == "0.9"
 
     def test_settings_changes_reuse_the_token_profile(self, app: AppTest) -> None:
-        item = app.session_state[state.K_ITEMS]["sample:demo-conversation.json#0"]
+        item = app.session_state[keys.K_ITEMS]["sample:demo-conversation.json#0"]
         profile = item.conversation._profiles["cl100k_base"]
         for value in (0.5, 0.9, 0.7):
-            app.slider(key=state.W_TRIGGER).set_value(value).run()
-        app.number_input(key=state.W_KEEP).set_value(3).run()
-        after = app.session_state[state.K_ITEMS]["sample:demo-conversation.json#0"]
+            app.slider(key=keys.W_TRIGGER).set_value(value).run()
+        app.number_input(key=keys.W_KEEP).set_value(3).run()
+        after = app.session_state[keys.K_ITEMS]["sample:demo-conversation.json#0"]
         assert after is item  # the conversation is kept, not parsed again
         assert after.conversation._profiles["cl100k_base"] is profile  # and never tokenised again
 
     def test_min_target_can_block_the_compaction(self, app: AppTest) -> None:
-        app.slider(key=state.W_MIN_TARGET).set_value(0.9).run()
+        app.slider(key=keys.W_MIN_TARGET).set_value(0.9).run()
         expected = demo_analysis(min_target_context_ratio=0.9)
         assert expected.decision.reason == "target_below_min"
         assert decision_text(app) == (
@@ -103,7 +103,7 @@ class TestSliders:
         )
 
     def test_keep_recent_shows_the_tool_boundary(self, app: AppTest) -> None:
-        app.number_input(key=state.W_KEEP).set_value(2).run()
+        app.number_input(key=keys.W_KEEP).set_value(2).run()
         no_exception(app)
         expected = demo_analysis(keep_recent_messages=2)
         naive, (start, end) = expected.naive_tail_start, expected.span.tail
@@ -116,8 +116,8 @@ class TestSliders:
         assert f"tail [{start}, {end})" in texts(app)
 
     def test_a_model_window_sets_the_capacity(self, app: AppTest) -> None:
-        app.radio(key=state.W_CAPACITY_MODE).set_value("model").run()
-        app.selectbox(key=state.W_MODEL).set_value("gpt-3.5-turbo").run()
+        app.radio(key=keys.W_CAPACITY_MODE).set_value("model").run()
+        app.selectbox(key=keys.W_MODEL).set_value("gpt-3.5-turbo").run()
         metrics = {m.label: m.value for m in app.metric}
         assert metrics["context_max"] == "16,385"
         assert metrics["Trigger threshold"] == "13,108"
@@ -125,10 +125,10 @@ class TestSliders:
         assert "context_max" not in app.query_params
 
     def test_reset_returns_to_the_defaults(self, app: AppTest) -> None:
-        app.slider(key=state.W_TRIGGER).set_value(0.5).run()
+        app.slider(key=keys.W_TRIGGER).set_value(0.5).run()
         reset = next(b for b in app.button if b.label == "Reset to defaults")
         reset.click().run()
-        assert app.slider(key=state.W_TRIGGER).value == 0.8
+        assert app.slider(key=keys.W_TRIGGER).value == 0.8
 
 
 class TestSharedLinks:
@@ -137,8 +137,8 @@ class TestSharedLinks:
         at.query_params.update({"trigger": "0.9", "keep": "2", "lang": "zh"})
         at.run()
         no_exception(at)
-        assert at.slider(key=state.W_TRIGGER).value == 0.9
-        assert at.number_input(key=state.W_KEEP).value == 2
+        assert at.slider(key=keys.W_TRIGGER).value == 0.9
+        assert at.number_input(key=keys.W_KEEP).value == 2
         assert at.title[0].value == "分段与触发"
         total = demo_analysis(trigger_context_ratio=0.9, keep_recent_messages=2).total_tokens
         assert decision_text(at) == f"不压缩：{total:,} token 低于阈值 14,400。"
@@ -156,7 +156,7 @@ class TestSharedLinks:
 
 class TestLanguage:
     def test_switching_to_chinese_translates_the_page(self, app: AppTest) -> None:
-        app.radio(key=state.W_LANG).set_value("zh").run()
+        app.radio(key=keys.W_LANG).set_value("zh").run()
         no_exception(app)
         assert app.title[0].value == "分段与触发"
         expected = demo_analysis()
@@ -168,20 +168,20 @@ class TestLanguage:
         assert app.query_params["lang"] == "zh"
 
     def test_choices_with_translated_labels_survive_the_switch(self, app: AppTest) -> None:
-        app.radio(key=state.W_CAPACITY_MODE).set_value("model").run()
-        app.selectbox(key=state.W_COUNTER).set_value("o200k_base").run()
-        app.radio(key=state.W_LANG).set_value("zh").run()
+        app.radio(key=keys.W_CAPACITY_MODE).set_value("model").run()
+        app.selectbox(key=keys.W_COUNTER).set_value("o200k_base").run()
+        app.radio(key=keys.W_LANG).set_value("zh").run()
         app.run()
         no_exception(app)
-        assert app.radio(key=state.W_CAPACITY_MODE).value == "model"
-        assert app.selectbox(key=state.W_COUNTER).value == "o200k_base"
+        assert app.radio(key=keys.W_CAPACITY_MODE).value == "model"
+        assert app.selectbox(key=keys.W_COUNTER).value == "o200k_base"
         assert app.query_params["counter"] == "o200k_base"
         assert app.query_params["model"] == "gpt-3.5-turbo"
 
 
 class TestMessageContent:
     def test_a_message_is_shown_in_full_as_text(self, app: AppTest) -> None:
-        app.number_input(key=state.page_widget("span", "message")).set_value(6).run()
+        app.number_input(key=keys.page_widget("span", "message")).set_value(6).run()
         no_exception(app)
         shown = [c.value for c in app.code]
         assert any('"file_path": "src/timekit/durations.py"' in body for body in shown)

@@ -15,8 +15,8 @@ from streamlit.testing.v1 import AppTest
 from compressor.backends import OfflineBackend
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.replay import Outcome, Sweep, estimate_live_cost, recommend, simulate, sweep
-from dashboard import state
 from dashboard.i18n import recommendation_sentences as words
+from dashboard.state import keys, replays
 from tests.conftest import SAMPLES
 from tests.dashboard.conftest import demo_conversation, no_exception, texts, unescaped
 from tests.support.openai_server import ScriptedServer
@@ -139,7 +139,7 @@ class TestFirstLoad:
 
 class TestSidebarSettings:
     def test_a_lower_trigger_makes_compaction_fire(self, tune: AppTest) -> None:
-        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        tune.slider(key=keys.W_TRIGGER).set_value(0.6).run()
         no_exception(tune)
         assert metrics(tune) == shown(replayed(0.6))
         assert metrics(tune)["Trigger first fires"] == "#32"
@@ -151,20 +151,18 @@ class TestSidebarSettings:
         assert table.value["outcome"].tolist() == ["Compacted"]
 
     def test_keep_recent_changes_the_replay(self, tune: AppTest) -> None:
-        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
-        tune.number_input(key=state.W_KEEP).set_value(6).run()
+        tune.slider(key=keys.W_TRIGGER).set_value(0.6).run()
+        tune.number_input(key=keys.W_KEEP).set_value(6).run()
         no_exception(tune)
         assert metrics(tune) == shown(replayed(0.6, keep=6))
 
     def test_revisiting_a_setting_reuses_its_replay(self, tune: AppTest) -> None:
-        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
-        runs = tune.session_state[state.K_RUNS]
+        tune.slider(key=keys.W_TRIGGER).set_value(0.6).run()
+        runs = tune.session_state[keys.K_RUNS]
         first = next(value for key, (_, value) in runs.items() if key[0] == "simulate")
-        tune.slider(key=state.W_TRIGGER).set_value(0.8).run()
-        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
-        again = [
-            value for key, (_, value) in tune.session_state[state.K_RUNS].items() if key[0] == "simulate"
-        ]
+        tune.slider(key=keys.W_TRIGGER).set_value(0.8).run()
+        tune.slider(key=keys.W_TRIGGER).set_value(0.6).run()
+        again = [value for key, (_, value) in tune.session_state[keys.K_RUNS].items() if key[0] == "simulate"]
         assert any(value is first for value in again)
 
 
@@ -177,18 +175,18 @@ class TestRecommendation:
         assert recommendation_sentences(tune) == words(expected, "en")
 
     def test_apply_puts_the_setting_in_the_sidebar(self, tune: AppTest) -> None:
-        apply = tune.button(key=state.page_widget("tune", "apply"))
+        apply = tune.button(key=keys.page_widget("tune", "apply"))
         assert not apply.disabled
         apply.click().run()
         no_exception(tune)
-        assert tune.slider(key=state.W_TRIGGER).value == 0.95
+        assert tune.slider(key=keys.W_TRIGGER).value == 0.95
         assert tune.query_params["trigger"] == "0.95"
-        assert tune.button(key=state.page_widget("tune", "apply")).disabled
+        assert tune.button(key=keys.page_widget("tune", "apply")).disabled
         assert "The sidebar already holds this setting." in texts(tune)
         assert metrics(tune) == shown(replayed(0.95))
 
     def test_more_headroom_recommends_an_earlier_trigger(self, tune: AppTest) -> None:
-        tune.slider(key=state.W_HEADROOM).set_value(0.4).run()
+        tune.slider(key=keys.W_HEADROOM).set_value(0.4).run()
         no_exception(tune)
         expected = recommend(swept(), headroom=0.4)
         assert expected.setting is not None and expected.trigger_context_ratio != 0.95
@@ -196,12 +194,12 @@ class TestRecommendation:
             f"Use trigger_context_ratio {expected.trigger_context_ratio:g}, keep_recent_messages "
             f"{expected.keep_recent_messages}, min_target_context_ratio 0.1."
         )
-        tune.button(key=state.page_widget("tune", "apply")).click().run()
-        assert tune.slider(key=state.W_TRIGGER).value == expected.trigger_context_ratio
-        assert tune.number_input(key=state.W_KEEP).value == expected.keep_recent_messages
+        tune.button(key=keys.page_widget("tune", "apply")).click().run()
+        assert tune.slider(key=keys.W_TRIGGER).value == expected.trigger_context_ratio
+        assert tune.number_input(key=keys.W_KEEP).value == expected.keep_recent_messages
 
     def test_no_setting_qualifies_without_enough_room(self, tune: AppTest) -> None:
-        tune.number_input(key=state.W_CONTEXT_MAX).set_value(2_000).run()  # the smallest peak is 2,728
+        tune.number_input(key=keys.W_CONTEXT_MAX).set_value(2_000).run()  # the smallest peak is 2,728
         no_exception(tune)
         assert "No setting of this sweep keeps 10% of context_max free at every model call." in [
             w.value for w in tune.warning
@@ -216,13 +214,13 @@ class TestRecommendation:
             )
         )
         assert recommendation_sentences(tune) == words(expected, "en")
-        assert not [b for b in tune.button if b.key == state.page_widget("tune", "apply")]
+        assert not [b for b in tune.button if b.key == keys.page_widget("tune", "apply")]
 
 
 class TestGrid:
     def test_the_grid_editor_sets_the_sweep(self, tune: AppTest) -> None:
-        tune.slider(key=state.W_SWEEP_RATIOS).set_range(0.6, 0.7).run()
-        tune.multiselect(key=state.W_SWEEP_KEEPS).set_value([0, 4]).run()
+        tune.slider(key=keys.W_SWEEP_RATIOS).set_range(0.6, 0.7).run()
+        tune.multiselect(key=keys.W_SWEEP_KEEPS).set_value([0, 4]).run()
         no_exception(tune)
         heat = next(
             spec for name, spec in charts(tune).items() if name.startswith("Compactions over the run")
@@ -234,16 +232,16 @@ class TestGrid:
 
 class TestSummaryModel:
     def test_fixed_size_summaries(self, tune: AppTest) -> None:
-        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
-        tune.radio(key=state.W_SUMMARY_KIND).set_value("fixed").run()
-        tune.number_input(key=state.W_SUMMARY_TOKENS).set_value(500).run()
+        tune.slider(key=keys.W_TRIGGER).set_value(0.6).run()
+        tune.radio(key=keys.W_SUMMARY_KIND).set_value("fixed").run()
+        tune.number_input(key=keys.W_SUMMARY_TOKENS).set_value(500).run()
         no_exception(tune)
         assert metrics(tune) == shown(replayed(0.6, "fixed:500"))
         assert "summaries: fixed:500" in texts(tune)
 
     def test_the_offline_backend(self, tune: AppTest) -> None:
-        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
-        tune.radio(key=state.W_SUMMARY_KIND).set_value("offline").run()
+        tune.slider(key=keys.W_TRIGGER).set_value(0.6).run()
+        tune.radio(key=keys.W_SUMMARY_KIND).set_value("offline").run()
         no_exception(tune)
         assert metrics(tune) == shown(replayed(0.6, "offline"))
         assert "summaries: offline" in texts(tune)
@@ -251,13 +249,13 @@ class TestSummaryModel:
 
 class TestLiveReplay:
     def choose_live(self, at: AppTest, url: str) -> AppTest:
-        at.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        at.slider(key=keys.W_TRIGGER).set_value(0.6).run()
         at.switch_page("views/compact.py").run()
-        at.radio(key=state.W_BACKEND).set_value("openai").run()
-        at.text_input(key=state.W_BASE_URL).input(url)
-        at.text_input(key=state.W_MODEL_NAME).input("scripted-model")
+        at.radio(key=keys.W_BACKEND).set_value("openai").run()
+        at.text_input(key=keys.W_BASE_URL).input(url)
+        at.text_input(key=keys.W_MODEL_NAME).input("scripted-model")
         at.switch_page(PAGE).run()
-        return at.radio(key=state.W_SUMMARY_KIND).set_value("live").run()
+        return at.radio(key=keys.W_SUMMARY_KIND).set_value("live").run()
 
     def test_the_estimate_is_shown_and_must_be_confirmed(self, tune: AppTest) -> None:
         self.choose_live(tune, "http://127.0.0.1:9/v1")
@@ -270,7 +268,7 @@ class TestLiveReplay:
             f"tokens (largest request {estimate.largest_request_tokens:,}), assuming summaries of 10% of the "
             "span; retries would add more."
         )
-        assert tune.button(key=state.page_widget("tune", "live_run")).disabled
+        assert tune.button(key=keys.page_widget("tune", "live_run")).disabled
         assert (
             "Until the live replay runs, this page shows the replay with summaries sized ratio:0.1."
             in texts(tune)
@@ -282,8 +280,8 @@ class TestLiveReplay:
             self.choose_live(tune, server.url)
             config = CurrentRoundCompressorConfig(trigger_context_ratio=0.6)
             estimate = estimate_live_cost(demo_conversation(), config, context_max=16_000)
-            tune.checkbox(key=state.live_confirm_key(estimate)).check().run()
-            tune.button(key=state.page_widget("tune", "live_run")).click().run()
+            tune.checkbox(key=replays.live_confirm_key(estimate)).check().run()
+            tune.button(key=keys.page_widget("tune", "live_run")).click().run()
         no_exception(tune)
         assert len(server.requests) == 1
         assert server.requests[0].body["model"] == "scripted-model"
@@ -292,19 +290,19 @@ class TestLiveReplay:
         assert "Until the live replay runs" not in texts(tune)
 
     def test_the_live_page_offline_backend_can_be_replayed_too(self, tune: AppTest) -> None:
-        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
-        tune.radio(key=state.W_SUMMARY_KIND).set_value("live").run()
+        tune.slider(key=keys.W_TRIGGER).set_value(0.6).run()
+        tune.radio(key=keys.W_SUMMARY_KIND).set_value("live").run()
         config = CurrentRoundCompressorConfig(trigger_context_ratio=0.6)
         estimate = estimate_live_cost(demo_conversation(), config, context_max=16_000)
-        tune.checkbox(key=state.live_confirm_key(estimate)).check().run()
-        tune.button(key=state.page_widget("tune", "live_run")).click().run()
+        tune.checkbox(key=replays.live_confirm_key(estimate)).check().run()
+        tune.button(key=keys.page_widget("tune", "live_run")).click().run()
         no_exception(tune)
         assert metrics(tune) == shown(replayed(0.6, OfflineBackend()))
 
 
 class TestLanguage:
     def test_the_page_reads_in_chinese(self, tune: AppTest) -> None:
-        tune.radio(key=state.W_LANG).set_value("zh").run()
+        tune.radio(key=keys.W_LANG).set_value("zh").run()
         no_exception(tune)
         assert tune.title[0].value == "调参"
         assert set(metrics(tune)) == {
@@ -315,7 +313,7 @@ class TestLanguage:
             "智能体输入（有压缩）",
             "智能体输入（无压缩）",
         }
-        tune.slider(key=state.W_TRIGGER).set_value(0.6).run()
+        tune.slider(key=keys.W_TRIGGER).set_value(0.6).run()
         names = {trace["name"] for trace in charts(tune)["整个运行中的上下文"]["data"]}
         assert names == {"不压缩", "触发器读取的窗口", "发送给模型的窗口", "阈值", "context_max", "压缩"}
         assert tune.success[0].value.startswith("建议使用 trigger_context_ratio 0.95")
@@ -325,21 +323,21 @@ class TestLanguage:
         )
 
     def test_the_summary_choice_survives_the_switch(self, tune: AppTest) -> None:
-        tune.radio(key=state.W_SUMMARY_KIND).set_value("fixed").run()
-        tune.radio(key=state.W_LANG).set_value("zh").run()
+        tune.radio(key=keys.W_SUMMARY_KIND).set_value("fixed").run()
+        tune.radio(key=keys.W_LANG).set_value("zh").run()
         tune.run()
-        assert tune.radio(key=state.W_SUMMARY_KIND).value == "fixed"
+        assert tune.radio(key=keys.W_SUMMARY_KIND).value == "fixed"
 
 
 class TestOtherConversations:
     def load(self, at: AppTest, name: str, data: bytes) -> AppTest:
         at.switch_page("views/load.py").run()
-        at.file_uploader(key=state.W_UPLOAD).set_value((name, data, "application/octet-stream")).run()
+        at.file_uploader(key=keys.W_UPLOAD).set_value((name, data, "application/octet-stream")).run()
         return at.switch_page(PAGE).run()
 
     def test_without_a_conversation_the_page_says_what_to_do(self, app: AppTest) -> None:
         app.switch_page("views/load.py").run()
-        app.button(key=state.page_widget("load", "clear")).click().run()
+        app.button(key=keys.page_widget("load", "clear")).click().run()
         app.switch_page(PAGE).run()
         no_exception(app)
         assert app.info[0].value.startswith("No conversation is loaded. Open the Load page")

@@ -1,53 +1,27 @@
-"""The HTML report: self-contained, escaped, and drawing exactly the simulation's and the sweep's numbers."""
+"""The HTML report: self-contained, escaped, drawing exactly the simulation's and the sweep's numbers, and
+written in one language throughout — the 简体中文 report holds no English prose."""
 
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
 
-from benchmarks.generate import conversation_dicts
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.messages import Conversation
 from compressor.replay import Reason, Recommendation, Simulation, Sweep, recommend, simulate, sweep
-from dashboard.report import (
-    HEATMAPS,
-    build_report,
-    compactions_table,
-    context_figure,
-    heatmap_figure,
-    recommendation_html,
-    tradeoff_figure,
-)
+from dashboard.charts import HEATMAPS
+from dashboard.i18n import ZH, recommendation_sentences
+from dashboard.report import build_report, compactions_table, recommendation_html
+from tests.dashboard.conftest import Run
 
 ATTACK = "<script>alert(1)</script>"
-CONTEXT_MAX = 30_000
 
 
-def config(ratio: float = 0.6, keep: int = 2) -> CurrentRoundCompressorConfig:
-    return CurrentRoundCompressorConfig(
-        trigger_context_ratio=ratio, keep_recent_messages=keep, min_target_context_ratio=0.02
-    )
-
-
-@pytest.fixture(scope="module")
-def run() -> tuple[Simulation, Sweep, Recommendation]:
-    conversation = Conversation.from_messages(conversation_dicts(300, seed=4), name="generated run")
-    simulation = simulate(conversation, config(), context_max=CONTEXT_MAX, summary="ratio:0.1")
-    swept = sweep(
-        conversation,
-        ratios=(0.5, 0.6, 0.8),
-        keeps=(0, 2),
-        min_targets=(0.02,),
-        context_max=CONTEXT_MAX,
-        summary="ratio:0.1",
-    )
-    return simulation, swept, recommend(swept, headroom=0.1)
-
-
-def hostile_run() -> tuple[Simulation, Sweep, Recommendation]:
+def hostile_run() -> Run:
     """A run whose name, messages and read file path all carry markup; its compaction reinjects that file."""
     read = {
         "id": "r1",
@@ -99,16 +73,61 @@ class _Loads(HTMLParser):
             self.found.append(tag)
 
 
+class _Text(HTMLParser):
+    """The text a reader sees (outside scripts and styles), and the ``lang`` of the document."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.lang: str | None = None
+        self._hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "html":
+            self.lang = dict(attrs).get("lang")
+        self._hidden += tag in ("script", "style")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._hidden -= tag in ("script", "style")
+
+    def handle_data(self, data: str) -> None:
+        if not self._hidden and data.strip():
+            self.parts.append(data.strip())
+
+
+def figures(page: str) -> list[dict[str, Any]]:
+    """The figures' specs as the report writes them (``Plotly.newPlot(id, data, layout, config)``)."""
+    decoder = json.JSONDecoder()
+    found = []
+    for match in re.finditer(r'Plotly\.newPlot\(\s*"[^"]+",\s*', page):
+        data, end = decoder.raw_decode(page, match.end())
+        layout, _ = decoder.raw_decode(page, page.index("{", end))
+        found.append({"data": data, "layout": layout})
+    return found
+
+
+#: Latin words the 简体中文 report may hold: the unit, our name, the run's own name, and plotly's template
+#: parts (``%{x}``, ``<br>``); identifiers (``trigger_context_ratio``, ``cl100k_base``, ``ratio:0.1``) and
+#: file names hold an underscore, a digit, a dot or a slash and are not words.
+ALLOWED = {"token", "compaction-lab", "generated", "run", "x", "y", "text", "br"}
+WORD = re.compile(r"[A-Za-z][\w\-./:]*")
+
+
+def english_words(text: str) -> set[str]:
+    words = {word.rstrip(".:") for word in WORD.findall(text)}
+    return {word for word in words if word not in ALLOWED and not re.search(r"[_\d./:]", word)}
+
+
 class TestSelfContained:
-    def test_nothing_is_fetched(self, run: tuple[Simulation, Sweep, Recommendation]) -> None:
-        page = build_report(*run, title="Report")
+    def test_nothing_is_fetched(self, generated_run: Run) -> None:
+        page = build_report(*generated_run, title="Report")
         parser = _Loads()
         parser.feed(page)
         assert parser.found == []
         assert parser.scripts >= 2  # plotly.js itself, then one per figure
 
-    def test_plotly_is_inlined_once(self, run: tuple[Simulation, Sweep, Recommendation]) -> None:
-        page = build_report(*run, title="Report")
+    def test_plotly_is_inlined_once(self, generated_run: Run) -> None:
+        page = build_report(*generated_run, title="Report")
         assert page.count("Plotly.newPlot(") == 1 + len(HEATMAPS) + 1
         assert page.count("<script type='text/javascript'>") == 1
         assert len(page) > 3_000_000  # the library itself travels in the file
@@ -124,62 +143,87 @@ class TestEscaping:
 
     def test_the_compactions_table_escapes_file_paths(self) -> None:
         simulation, _, _ = hostile_run()
-        table = compactions_table(simulation)
+        table = compactions_table(simulation, "en")
         assert ATTACK not in table and "src/&lt;script&gt;" in table
 
 
-class TestContextFigure:
-    def test_lines_follow_the_steps(self, run: tuple[Simulation, Sweep, Recommendation]) -> None:
-        simulation = run[0]
-        fig = context_figure(simulation)
-        traces = {trace.name: trace for trace in fig.data}
-        assert list(traces["window sent to the model"].y) == [s.sent_tokens for s in simulation.steps]
-        assert list(traces["window the trigger read"].y) == [s.context_tokens for s in simulation.steps]
-        assert list(traces["without compaction"].y) == [s.uncompacted_tokens for s in simulation.steps]
-        assert set(traces["threshold"].y) == {simulation.outcome.threshold}
-        assert set(traces["context_max"].y) == {CONTEXT_MAX}
-
-    def test_compactions_are_marked_where_they_happen(
-        self, run: tuple[Simulation, Sweep, Recommendation]
-    ) -> None:
-        simulation = run[0]
-        markers = next(trace for trace in context_figure(simulation).data if trace.name == "compaction")
-        compacted = [s for s in simulation.steps if s.event == "compacted"]
-        assert compacted
-        assert list(markers.x) == [s.index for s in compacted]
-        assert list(markers.y) == [s.context_tokens for s in compacted]
-
-
-class TestSweepFigures:
-    @pytest.mark.parametrize(("metric", "title", "scale"), HEATMAPS)
-    def test_heatmaps_hold_the_grid(
-        self, run: tuple[Simulation, Sweep, Recommendation], metric: Any, title: str, scale: str
-    ) -> None:
-        swept = run[1]
-        heat = heatmap_figure(swept, metric, title=title, colorscale=scale).data[0]
-        assert [list(row) for row in heat.z] == swept.grid(metric)
-        assert list(heat.x) == ["0.5", "0.6", "0.8"] and list(heat.y) == ["0", "2"]
-
-    def test_tradeoff_marks_the_recommendation(self, run: tuple[Simulation, Sweep, Recommendation]) -> None:
-        _, swept, recommendation = run
-        fig = tradeoff_figure(swept, recommendation.setting)
-        assert len(fig.data[0].x) == len(swept.outcomes)
-        assert recommendation.setting is not None
-        assert fig.data[1].name == "recommended"
-        assert fig.data[1].y[0] == recommendation.setting.compaction_input_tokens
-
-
 class TestRecommendationSection:
-    def test_names_the_settings_and_the_reasons(self, run: tuple[Simulation, Sweep, Recommendation]) -> None:
-        recommendation = run[2]
-        section = recommendation_html(recommendation)
+    def test_names_the_settings_and_the_reasons(self, generated_run: Run) -> None:
+        recommendation = generated_run[2]
+        section = recommendation_html(recommendation, "en")
         assert section.count("<li>") == len(recommendation.reasons)
         assert recommendation.setting is not None
         assert f"<b>{recommendation.setting.trigger_context_ratio:g}</b>" in section
 
     def test_says_when_there_is_none(self) -> None:
         none = Recommendation(
-            headroom=0.2, setting=None, reasons=(Reason("none_qualify", {"limit": 0.8, "limit_tokens": 800}),),
-            qualifying=0, considered=4,
+            headroom=0.2,
+            setting=None,
+            reasons=(Reason("none_qualify", {"limit": 0.8, "limit_tokens": 800}),),
+            qualifying=0,
+            considered=4,
         )
-        assert "No recommendation with 20% headroom" in recommendation_html(none)
+        assert "No recommendation with 20% headroom" in recommendation_html(none, "en")
+        assert "保留 20% 余量时没有可推荐的设置" in recommendation_html(none, "zh")
+
+
+@pytest.fixture(scope="module")
+def chinese(generated_run: Run) -> str:
+    return build_report(*generated_run, title="压缩报告：generated run", language="zh")
+
+
+class TestLanguage:
+    def test_the_document_says_its_language(self, generated_run: Run, chinese: str) -> None:
+        for page, lang in ((build_report(*generated_run, title="Report"), "en"), (chinese, "zh-CN")):
+            parser = _Text()
+            parser.feed(page)
+            assert parser.lang == lang
+
+    def test_headings_tables_facts_and_the_recommendation_are_chinese(
+        self, generated_run: Run, chinese: str
+    ) -> None:
+        for key in (
+            "report.recommendation",
+            "report.compactions",
+            "report.fact.peak",
+            "report.col.span_tokens",
+        ):
+            assert f">{ZH[key]}<" in chinese, key
+        for sentence in recommendation_sentences(generated_run[2], "zh"):
+            assert sentence in chinese
+        assert ZH["report.footer"] in chinese
+
+    def test_no_english_prose_is_left(self, generated_run: Run, chinese: str) -> None:
+        english = _Text()
+        english.feed(build_report(*generated_run, title="Report"))
+        assert {"Recommendation", "Compactions", "peak", "context"} <= english_words(" ".join(english.parts))
+        parser = _Text()
+        parser.feed(chinese)
+        assert english_words(" ".join(parser.parts)) == set()
+
+    def test_the_figures_are_chinese_too(self, chinese: str) -> None:
+        drawn = figures(chinese)
+        assert len(drawn) == 1 + len(HEATMAPS) + 1
+        words: set[str] = set()
+        for figure in drawn:
+            layout = figure["layout"]
+            words |= english_words(str(layout.get("title", {}).get("text", "")))
+            for axis in ("xaxis", "yaxis"):
+                words |= english_words(str(layout.get(axis, {}).get("title", {}).get("text", "")))
+            for trace in figure["data"]:
+                words |= english_words(str(trace.get("name", "")))
+                words |= english_words(str(trace.get("hovertemplate", "")).replace("<extra></extra>", ""))
+                words |= english_words(
+                    " ".join(str(text) for text in trace.get("text", []) if isinstance(text, str))
+                )
+        assert words == set()
+
+
+def test_the_report_reads_the_numbers_of_the_run(generated_run: Run) -> None:
+    simulation: Simulation
+    swept: Sweep
+    simulation, swept, _ = generated_run
+    page = build_report(*generated_run, title="Report")
+    outcome = simulation.outcome
+    assert f"{outcome.compaction_input_tokens:,}" in page
+    assert f"Sweep: {len(swept.outcomes)} settings, summary model {swept.summary}" in page

@@ -29,10 +29,12 @@ from compressor.dumps import build_dump_record, write_dump
 from compressor.messages import Message
 from compressor.prompt import SNAPSHOT_SECTIONS
 from compressor.secrets import find_secrets
-from dashboard import roots, state
+from dashboard import roots
 from dashboard.i18n import EN, ZH
 from dashboard.settings import QUERY_KEYS
 from dashboard.sources import MAX_TOTAL_BYTES, MAX_ZIP_MEMBERS, parse_upload
+from dashboard.state import dumps as dump_state
+from dashboard.state import keys
 from tests.dashboard.conftest import APP, APP_TIMEOUT, no_exception, texts, unescaped
 from tests.support.openai_server import ScriptedServer
 
@@ -82,7 +84,7 @@ def snapshot(extra_fact: str = "nothing else") -> str:
 def upload(at: AppTest, name: str, document: dict[str, Any]) -> AppTest:
     at.switch_page("views/load.py").run()
     data = json.dumps(document).encode()
-    at.file_uploader(key=state.W_UPLOAD).set_value([(name, data, "application/json")])
+    at.file_uploader(key=keys.W_UPLOAD).set_value([(name, data, "application/json")])
     return at.run()
 
 
@@ -99,15 +101,15 @@ def warnings(at: AppTest) -> list[str]:
 
 
 def choose_openai(at: AppTest, url: str, key: str = TYPED_KEY) -> AppTest:
-    at.radio(key=state.W_BACKEND).set_value("openai").run()
-    at.text_input(key=state.W_BASE_URL).input(url)
-    at.text_input(key=state.W_MODEL_NAME).input("scripted-model")
-    at.text_input(key=state.W_API_KEY).input(key)
+    at.radio(key=keys.W_BACKEND).set_value("openai").run()
+    at.text_input(key=keys.W_BASE_URL).input(url)
+    at.text_input(key=keys.W_MODEL_NAME).input("scripted-model")
+    at.text_input(key=keys.W_API_KEY).input(key)
     return at.run()
 
 
 def run_compaction(at: AppTest) -> AppTest:
-    return at.button(key=state.page_widget("compact", "run")).click().run()
+    return at.button(key=keys.page_widget("compact", "run")).click().run()
 
 
 class TestSecretsInMessages:
@@ -131,7 +133,7 @@ class TestSecretsInMessages:
 
     def test_the_flag_reads_in_chinese(self, app: AppTest) -> None:
         upload(app, "leaky.json", SECRET_CONVERSATION).switch_page("views/span.py").run()
-        app.radio(key=state.W_LANG).set_value("zh").run()
+        app.radio(key=keys.W_LANG).set_value("zh").run()
         no_exception(app)
         assert any(text.startswith("此会话的消息中有 3 处疑似密钥") for text in warnings(app))
         assert "系统消息 1：AWS 访问密钥 ID（AKIA…GH）" in flag_lines(app)
@@ -143,11 +145,11 @@ class TestSecretsInMessages:
 
     def test_the_messages_are_searched_once_not_on_every_settings_change(self, app: AppTest) -> None:
         upload(app, "leaky.json", SECRET_CONVERSATION).switch_page("views/span.py").run()
-        key = app.session_state[state.W_CONVERSATION]
-        searched = app.session_state[state.K_SECRETS][key]
+        key = app.session_state[keys.W_CONVERSATION]
+        searched = app.session_state[keys.K_SECRETS][key]
         for ratio in (0.5, 0.9):
-            app.slider(key=state.W_TRIGGER).set_value(ratio).run()
-        assert app.session_state[state.K_SECRETS][key] is searched
+            app.slider(key=keys.W_TRIGGER).set_value(ratio).run()
+        assert app.session_state[keys.K_SECRETS][key] is searched
         assert len(flag_lines(app)) == 3
 
 
@@ -203,7 +205,7 @@ def elements(block: Any) -> Iterator[Any]:
 def rendered_except_the_key_field(at: AppTest) -> str:
     """Everything the app sent to the browser (every element's message), except the password field itself."""
     nodes = [*elements(at.main), *elements(at.sidebar)]
-    field = at.text_input(key=state.W_API_KEY)
+    field = at.text_input(key=keys.W_API_KEY)
     return "\n".join(str(node.proto) for node in nodes if node is not field and node.proto is not None)
 
 
@@ -231,7 +233,7 @@ class TestTypedApiKey:
 
     def offered_downloads(self, at: AppTest) -> dict[str, bytes]:
         """Media id → bytes for what the page can offer: the compacted conversation and this session's dumps."""
-        signature, result = at.session_state[state.K_LIVE_RESULT]
+        signature, result = at.session_state[keys.K_LIVE_RESULT]
         del signature
         name = result.conversation.name or "conversation"
         conversation = json.dumps(result.conversation.to_openjiuwen(), ensure_ascii=False, indent=2).encode()
@@ -239,14 +241,14 @@ class TestTypedApiKey:
             media_id(conversation, f"{name}-compacted.json"): conversation,
             media_id(b"", "dump.json"): b"",
         }
-        folder = Path(at.session_state[state.K_LIVE_DUMP_DIR])
+        folder = Path(at.session_state[keys.K_LIVE_DUMP_DIR])
         for path in folder.rglob("*"):
             if path.is_file():
                 offered[media_id(path.read_bytes(), path.name)] = path.read_bytes()
         return offered
 
     def assert_key_stays_in_the_session(self, at: AppTest) -> None:
-        assert at.session_state[state.W_API_KEY] == TYPED_KEY  # it was typed ...
+        assert at.session_state[keys.W_API_KEY] == TYPED_KEY  # it was typed ...
         assert set(at.query_params) <= set(QUERY_KEYS)  # ... and never reaches the URL,
         assert TYPED_KEY not in json.dumps(at.query_params)
         assert TYPED_KEY not in texts(at)  # the page's text,
@@ -397,7 +399,7 @@ class TestTwoThousandDumps:
         at = open_dump_review(dump_folder, monkeypatch)
         no_exception(at)
         assert count_caption(at) == "2000 of 2000 dumps"
-        assert at.number_input(key=state.page_widget("dumps", "page")).max == 40
+        assert at.number_input(key=keys.page_widget("dumps", "page")).max == 40
         first_page = at.dataframe[0].value["context"].tolist()
         assert first_page == [f"run{number:04d}" for number in range(1999, 1949, -1)]
 
@@ -406,13 +408,13 @@ class TestTwoThousandDumps:
     ) -> None:
         root = tmp_path / "root"
         shutil.copytree(dump_folder, root)  # files at new paths: the index of them starts cold
-        cache = state._dump_index_cache()
+        cache = dump_state.dump_index_cache()
         before = cache.files_read
         at = open_dump_review(root, monkeypatch)
         assert cache.files_read - before == DUMPS  # the first run reads every file once
         read = cache.files_read
         at.run()
-        at.number_input(key=state.page_widget("dumps", "page")).set_value(2).run()
+        at.number_input(key=keys.page_widget("dumps", "page")).set_value(2).run()
         assert cache.files_read == read  # reruns and paging read nothing again
         write_dump(root, generated_dump(DUMPS))
         at.run()

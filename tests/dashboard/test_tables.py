@@ -11,8 +11,9 @@ from compressor.compactor import Attempt
 from compressor.dumps import index_dumps, read_dump
 from compressor.messages import Message
 from compressor.prompt import SNAPSHOT_SECTIONS, section_checklist
-from compressor.tokens import get_counter
+from compressor.tokens import get_counter, profile
 from dashboard import tables
+from dashboard.sources import dump_conversation
 from tests.dashboard.conftest import OPENJIUWEN_DUMPS, demo_analysis
 
 
@@ -110,6 +111,24 @@ class TestResultTables:
         }
         assert list(tables.messages_table(messages).columns) == ["index", "role", "preview"]
 
+    def test_loaded_table_lists_each_conversation(self) -> None:
+        from dashboard.sources import loaded_items, parse_upload
+        from tests.dashboard.conftest import DEMO
+
+        items = loaded_items("sample", parse_upload(DEMO.name, DEMO.read_bytes()))
+        frame = tables.loaded_table(items)
+        assert frame.to_dict("records") == [
+            {
+                "conversation": items[0].label,
+                "format": "openjiuwen",
+                "messages": len(items[0].conversation.messages),
+                "system": len(items[0].conversation.system),
+                "tools": len(items[0].conversation.tools),
+                "origin": "sample",
+                "file": DEMO.name,
+            }
+        ]
+
 
 @pytest.fixture(scope="module")
 def dump_rows() -> list[dict[str, object]]:
@@ -163,14 +182,23 @@ class TestDumpSpanFrame:
     def test_segments_follow_the_dumps_span_counts(self) -> None:
         path = next((OPENJIUWEN_DUMPS / "compact015").glob("*.json"))
         record = read_dump(path)
-        frame = tables.dump_span_frame(record)
+        frame = tables.dump_span_frame(record, record.span())
         context = frame[frame["segment"] != "system"]
         counts = context["segment"].value_counts().to_dict()
         assert counts.get("prefix", 0) == record.prefix_count
         assert counts.get("compress", 0) == record.compress_count
         assert counts.get("tail", 0) == record.tail_count
         assert (frame["segment"] == "system").sum() == record.system_messages_count
-        assert tables.dump_conversation(record).messages == list(record.before)
+
+    def test_the_tokens_are_the_spans_own(self) -> None:
+        """The table renders the library's value: the same counts the token profile of the dump's context gives."""
+        path = next((OPENJIUWEN_DUMPS / "compact015").glob("*.json"))
+        record = read_dump(path)
+        span = record.span("string_length")
+        frame = tables.dump_span_frame(record, span)
+        assert frame["tokens"].tolist() == [*span.system_tokens, *span.tokens]
+        tokens = profile(dump_conversation(record), "string_length")
+        assert (span.system_tokens, span.tokens) == (tokens.system_tokens, tokens.tokens)
 
 
 class TestCompactionsFrame:
@@ -185,3 +213,18 @@ class TestCompactionsFrame:
         assert frame.loc[0, "message"] == first.index
         assert frame.loc[0, "after"] == first.tokens_after
         assert frame.loc[0, "outcome"] == first.status
+        worded = tables.compactions_frame(run.events, lambda status, reason: f"{status}/{reason or '-'}")
+        assert worded.loc[0, "outcome"] == "compacted/-"
+
+
+class TestSweepFrame:
+    def test_one_row_per_setting_with_its_outcome(self) -> None:
+        from compressor import sweep
+        from tests.dashboard.conftest import demo_conversation
+
+        swept = sweep(
+            demo_conversation(), ratios=(0.6, 0.8), keeps=(0, 2), context_max=16_000, summary="ratio:0.1"
+        )
+        frame = tables.sweep_frame(swept)
+        assert len(frame) == 4
+        assert frame.to_dict("records") == [outcome.to_dict() for outcome in swept.outcomes]

@@ -23,10 +23,11 @@ from compressor.config import CurrentRoundCompressorConfig
 from compressor.dumps import index_dumps
 from compressor.formats import load_conversation, load_conversations
 from compressor.replay import Simulation, simulate
-from dashboard import roots, state
-from dashboard.app import CONVERSATION_PAGES, RUN_PAGES, available
+from dashboard import roots
+from dashboard.app import CONVERSATION_PAGES, RUN_PAGES
 from dashboard.i18n import EN, explain, translate
 from dashboard.settings import DEFAULTS
+from dashboard.state import keys, replays
 from tests.e2e.conftest import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
@@ -56,7 +57,7 @@ def demo_decision(trigger: float = DEFAULTS.trigger_context_ratio, language: str
 
 def demo_replay() -> Simulation:
     """The run the Demo page plays back under the default settings and the default summary size."""
-    summary = f"ratio:{state.TUNE_DEFAULTS[state.W_SUMMARY_RATIO]:g}"
+    summary = f"ratio:{replays.TUNE_DEFAULTS[keys.W_SUMMARY_RATIO]:g}"
     return simulate(
         load_conversation(DEMO),
         CurrentRoundCompressorConfig(),
@@ -66,8 +67,8 @@ def demo_replay() -> Simulation:
 
 
 def pages() -> list[tuple[str, str, str]]:
-    """(file, title key, url path) of every page the app registers, Tune and Demo once their files exist."""
-    return available(CONVERSATION_PAGES) + available(RUN_PAGES)
+    """(file, title key, url path) of every page the app registers, in navigation order."""
+    return [*CONVERSATION_PAGES, *RUN_PAGES]
 
 
 def stem(file: str) -> str:

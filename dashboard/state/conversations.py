@@ -1,0 +1,191 @@
+"""The conversations a session holds: loaded from uploads, bundled samples and files under the roots, the
+one on show, and what is computed from it on every run (its analysis, the secrets in its messages).
+
+Invariant: a conversation is parsed once (kept in the session, or in a resource cache shared by sessions for
+files on the server) so a settings change re-analyses the same object and never re-tokenises it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+from compressor.analysis import Analysis, analyze
+from compressor.secrets import Finding, find_secrets_in_messages
+
+from .. import roots
+from ..settings import Settings
+from ..sources import FileOutcome, LoadedConversation, loaded_items, parse_upload, parse_uploads
+from . import keys, live
+
+#: The bundled run every session opens with.
+DEMO_FILE = "demo-conversation.json"
+#: Secrets found in one message list: (index in the list, finding).
+Found = list[tuple[int, Finding]]
+
+
+def init_items() -> None:
+    """Run on every rerun after the settings: load the demo once, apply a pending selection, keep the
+    sidebar's picker on a conversation that exists."""
+    state = st.session_state
+    if keys.K_ITEMS not in state:
+        state[keys.K_ITEMS] = {}
+        add_items(loaded_items("sample", load_sample(DEMO_FILE)), select=True)
+    held = items()
+    selected = state.pop(keys.K_PENDING_SELECT, None)
+    if selected in held:
+        state[keys.W_CONVERSATION] = selected
+    if state.get(keys.W_CONVERSATION) not in held:
+        state[keys.W_CONVERSATION] = next(iter(held), None)
+
+
+def items() -> dict[str, LoadedConversation]:
+    found = st.session_state.get(keys.K_ITEMS)
+    return found if isinstance(found, dict) else {}
+
+
+def current() -> LoadedConversation | None:
+    """The conversation on show: the one just selected, else the sidebar's, else the first loaded."""
+    state = st.session_state
+    found = items()
+    key = state.get(keys.K_PENDING_SELECT) or state.get(keys.W_CONVERSATION)
+    if key in found:
+        return found[key]
+    return next(iter(found.values()), None)
+
+
+def add_items(new: Sequence[LoadedConversation], *, select: bool = True) -> None:
+    """Keep conversations in the session (replacing same-key ones) and select the first new one."""
+    store = st.session_state.setdefault(keys.K_ITEMS, {})
+    for item in new:
+        store[item.key] = item
+    if select and new:
+        select_item(new[0].key)
+
+
+def select_item(key: str) -> None:
+    """Make ``key`` the current conversation (the sidebar picker follows on the next run)."""
+    st.session_state[keys.K_PENDING_SELECT] = key
+
+
+def clear_items() -> None:
+    """Button callback: forget every loaded conversation and what was computed from them."""
+    st.session_state[keys.K_ITEMS] = {}
+    for key in (keys.K_PENDING_SELECT, keys.K_LIVE_RESULT, keys.K_SECRETS):
+        st.session_state.pop(key, None)
+
+
+def set_load_report(outcomes: Sequence[FileOutcome]) -> None:
+    st.session_state[keys.K_LOAD_REPORT] = list(outcomes)
+
+
+def load_report() -> list[FileOutcome]:
+    """What the last load action gave, file by file."""
+    return list(st.session_state.get(keys.K_LOAD_REPORT, []))
+
+
+def new_uploads(files: Sequence[UploadedFile], seen_key: str = keys.K_SEEN_UPLOADS) -> list[UploadedFile]:
+    """The uploaded files not handled yet (Streamlit hands the same files to every rerun)."""
+    seen: set[str] = st.session_state.setdefault(seen_key, set())
+    fresh = [upload for upload in files if upload.file_id not in seen]
+    seen.update(upload.file_id for upload in fresh)
+    return fresh
+
+
+def _keep(origin: str, outcomes: Sequence[FileOutcome]) -> None:
+    add_items(loaded_items(origin, outcomes), select=True)
+    set_load_report(outcomes)
+
+
+# Widget callbacks of the Load page: they run before the script, so the sidebar shows the result at once.
+
+
+def on_upload() -> None:
+    """Parse the newly uploaded files (a zip counts as its members) and keep what loaded."""
+    fresh = new_uploads(st.session_state.get(keys.W_UPLOAD) or [])
+    if fresh:
+        _keep("upload", parse_uploads([(upload.name, upload.getvalue()) for upload in fresh]))
+
+
+def on_open_sample() -> None:
+    name = st.session_state.get(keys.W_SAMPLE)
+    if isinstance(name, str) and name:
+        _keep("sample", load_sample(name))
+
+
+def on_open_root_file(root_index: int, relative: str) -> None:
+    configured = roots.configured_roots()
+    try:
+        outcomes = load_root_file(configured[root_index], relative)
+    except (IndexError, roots.OutsideRootError, OSError) as error:
+        outcomes = [FileOutcome(relative, error=f"{relative}: {error}")]
+    _keep("root", outcomes)
+
+
+# -- what every run computes from the conversation on show -------------------------------------------
+
+
+def analysis_for(item: LoadedConversation | None, current_settings: Settings) -> Analysis | None:
+    """``analyze()`` of a conversation under the settings (cheap: the token profile is cached on it)."""
+    if item is None:
+        return None
+    model, client = live.live_configs()
+    return analyze(
+        item.conversation,
+        current_settings.config(model=model, model_client=client),
+        context_max=current_settings.explicit_context_max,
+        model=current_settings.capacity_model,
+        counter=current_settings.counter,
+    )
+
+
+def message_secrets(item: LoadedConversation) -> tuple[Found, Found]:
+    """Secrets in the system and the context messages of ``item``, searched once per conversation: the
+    search reads every character, so a settings change must not repeat it."""
+    store: dict[str, tuple[object, Found, Found]] = st.session_state.setdefault(keys.K_SECRETS, {})
+    found = store.get(item.key)
+    if found is None or found[0] is not item.conversation:
+        conversation = item.conversation
+        found = (
+            conversation,
+            find_secrets_in_messages(conversation.system),
+            find_secrets_in_messages(conversation.messages),
+        )
+        store[item.key] = found
+    return found[1], found[2]
+
+
+# -- files on the server, parsed once per version --------------------------------------------------
+
+
+def sample_files() -> list[str]:
+    """The bundled sample conversations (the demo first)."""
+    names = [
+        path.name
+        for path in roots.SAMPLES_DIR.iterdir()
+        if path.is_file() and path.name.lower().endswith(roots.CONVERSATION_SUFFIXES)
+    ]
+    return sorted(names, key=lambda name: (name != DEMO_FILE, name.lower()))
+
+
+def load_sample(name: str) -> list[FileOutcome]:
+    path = roots.confine(roots.SAMPLES_DIR, name)
+    stat = path.stat()
+    return list(_load_server_file(str(path), name, stat.st_mtime_ns, stat.st_size))
+
+
+def load_root_file(root: Path, relative: str) -> list[FileOutcome]:
+    """A file under a root (confined), parsed once per version of the file."""
+    path = roots.confine(root, relative)
+    stat = path.stat()
+    return list(_load_server_file(str(path), relative, stat.st_mtime_ns, stat.st_size))
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _load_server_file(path: str, label: str, mtime_ns: int, size: int) -> tuple[FileOutcome, ...]:
+    # Frozen conversations are shared between sessions, so their token profiles are too.
+    del mtime_ns, size  # part of the cache key only
+    return tuple(parse_upload(label, Path(path).read_bytes()))
