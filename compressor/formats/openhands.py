@@ -8,8 +8,9 @@ and is placed once all its calls have an observation, followed by those results;
 Schema: All-Hands-AI/OpenHands ``openhands/events/serialization``, ``openhands/core/schema/{action,observation}.py``
 and ``openhands/memory/conversation_memory.py``.
 
-Roles. The ``system`` action is the system prompt (its ``args.tools`` are the tool definitions). A user ``message``
-action is a real request. An ``error`` observation without tool metadata is the harness telling the model its last
+Roles (``ROLES``). The ``system`` action is the system prompt (its ``args.tools`` are the tool definitions). A user
+``message`` action is a real request, except the fixed "Please continue working on the task…" an evaluation harness
+sends when the agent asks for input (internal). An ``error`` observation without tool metadata is the harness telling the model its last
 reply could not be run: an internal user turn. Workspace ``recall`` actions and observations, agent-state changes,
 ``null`` observations and condensation requests are not turns (skipped, with a reading). A ``condensation`` action
 is a compaction OpenHands recorded: its summary becomes an internal user turn (as OpenHands shows it to the model)
@@ -30,6 +31,7 @@ from typing import Any
 
 from compressor.formats.building import build_tools
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, type_name
+from compressor.formats.roles import TurnRules
 from compressor.formats.runs import RunBuilder, call_usage, json_text
 from compressor.formats.shape import Reader, Shape
 from compressor.messages import Conversation
@@ -42,6 +44,9 @@ NOT_TURNS = frozenset(
 )
 #: Observations the harness writes to the model without a tool call: internal user turns.
 HARNESS_OBSERVATIONS = frozenset({"error", "user_rejected", "condense"})
+#: User messages an evaluation harness sends when the agent asks for input (evaluation/utils/shared.py
+#: ``codeact_user_response``, openhands/resolver/utils.py): not requests of a person.
+ROLES = TurnRules(internal_prefixes=("Please continue working on the task on whatever approach you think is suitable.",))
 #: Record fields copied to the conversation's metadata as they are.
 RECORD_FIELDS = ("instance_id", "error")
 
@@ -156,7 +161,10 @@ class EventStream:
         if isinstance(images, list) and images:
             content = [{"type": "text", "text": text}]
             content += [{"type": "image_url", "image_url": {"url": url}} for url in images if isinstance(url, str)]
-        self.run.add({"role": role, "content": content}, loc)
+        data: dict[str, Any] = {"role": role, "content": content}
+        if role == "user" and ROLES.kind(text) != "request":
+            data["internal"] = True
+        self.run.add(data, loc)
 
     def _condensation(self, args: dict[str, Any], loc: Loc) -> None:
         summary = args.get("summary")

@@ -186,3 +186,17 @@ class TestEarlyEvalOutput:
         assert [m.role for m in run.messages] == ["user", "assistant", "tool", "assistant"]
         assert run.messages[1].call_ids == ("openhands-pair1",) and run.messages[2].tool_call_id == "openhands-pair1"
         assert count_messages(run).unmatched_tool_calls == 0 and count_messages(run).real_user == 1
+
+
+class TestRoles:
+    def test_the_eval_harness_fake_user_reply_is_internal(self) -> None:
+        nudge = ("Please continue working on the task on whatever approach you think is suitable.\n"
+                 "IMPORTANT: YOU SHOULD NEVER ASK FOR HUMAN HELP.\n")
+        history = [
+            event(id=1, source="user", action="message", args={"content": "fix the bug"}),
+            event(id=2, source="agent", action="message", args={"content": "Which file?", "wait_for_response": True}),
+            event(id=3, source="user", action="message", args={"content": nudge}),
+        ]
+        run = load_conversation(history)
+        assert [m.is_real_user for m in run.messages] == [True, False, False]
+        assert run.messages[2].internal
