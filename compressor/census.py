@@ -23,6 +23,7 @@ READING_TEXT: dict[str, str] = {
     "chunks_joined": "{count} streamed chunks were joined into messages",
     "model_from_file": "the file names the model: {detail}",
     "events_skipped": "{count} events that are not conversation turns were skipped ({detail})",
+    "batched_tool_results": "{count} tool calls share the one result the file gives for their batch",
     "tool_outputs_pruned": "{count} tool results the agent later cleared from its context are read as first sent",
 }
 

@@ -16,7 +16,9 @@ follows issue 10's description (``role``, string ``arguments``, ``input_tokens``
 Roles. A ``user`` step is a real request, except openJiuwen's own internal prefixes (SPEC §2); a user step holding
 openJiuwen's ``<memory_block_current>`` is the compaction it made: a recorded compaction. A result without
 ``source_call_id`` is the environment's answer to an action the agent wrote as text (e.g. Terminus keystrokes): the
-agent step gets a call ``atif-<step>-<n>`` for it (reading ``tool_calls_from_text``). A ``system`` step after the
+agent step gets a call ``atif-<step>-<n>`` for it (reading ``tool_calls_from_text``), unless the step has a call
+no result names: then it answers that one (Terminus writes its keystroke calls' terminal output without ids; one
+output for a batch of calls answers the last, the others get an empty result, reading ``batched_tool_results``). A ``system`` step after the
 first turn stays a system message in the context.
 
 Usage: ``metrics.prompt_tokens`` (all input, cached included, per the RFC) + ``completion_tokens`` →
@@ -82,6 +84,7 @@ class TrajectoryReader:
     def __init__(self, run: RunBuilder) -> None:
         self.run = run
         self.from_text = 0
+        self.batched = 0
 
     def step(self, step: dict[str, Any], loc: Loc) -> None:
         key = "source" if "source" in step else "role"
@@ -126,30 +129,56 @@ class TrajectoryReader:
             self.run.add(result, result_loc)
 
     def _results(self, step: dict[str, Any], loc: Loc, *, calls: list[dict[str, Any]]) -> list[tuple[dict[str, Any], Loc]]:
-        """The observation's results as tool messages; a result no call names gets a call (added to ``calls``)."""
+        """The observation's results as tool messages, in call order.
+
+        A result naming no call answers the step's next unanswered call (Terminus writes its calls' output so);
+        fewer such results than calls means one output for the whole batch: it answers the last call and the
+        earlier ones get an empty result. A result with no call left gets a call of its own (added to ``calls``).
+        """
         observation = step.get("observation")
         if observation is None:
             return []
         obs_loc = loc.key("observation")
         results_loc = obs_loc.key("results")
         items = expect_list(expect_dict(observation, obs_loc, "an observation").get("results"), results_loc, "results")
-        out = []
-        for index, item in enumerate(items):
-            item_loc = results_loc.key(index)
-            result = expect_dict(item, item_loc, "an observation result")
-            content = result.get("content")
-            if content is None and result.get("subagent_trajectory_ref") is not None:
-                content = json_text(result["subagent_trajectory_ref"])
+        results = [(results_loc.key(i), expect_dict(item, results_loc.key(i), "an observation result"))
+                   for i, item in enumerate(items)]
+        if not calls and step.get("source", step.get("role")) in ("system", "user"):
+            for item_loc, result in results:
+                self.run.add({"role": "user", "content": _text(_content(result)), "internal": True}, item_loc)
+            return []
+        named = {result.get("source_call_id") for _, result in results}
+        waiting = [str(call["id"]) for call in calls if call["id"] not in named]
+        unnamed = sum(1 for _, result in results if result.get("source_call_id") is None)
+        shared = waiting[: max(len(waiting) - unnamed, 0)] if unnamed else []
+        waiting = waiting[len(shared):]
+        by_call: dict[str, tuple[dict[str, Any], Loc]] = {}
+        extra: list[tuple[dict[str, Any], Loc]] = []
+        for index, (item_loc, result) in enumerate(results):
             call_id = result.get("source_call_id")
-            if not calls and step.get("source", step.get("role")) in ("system", "user"):
-                self.run.add({"role": "user", "content": _text(content), "internal": True}, item_loc)
-                continue
-            if call_id is None:
+            if call_id is None and waiting:
+                call_id = waiting.pop(0)
+            elif call_id is None:
                 call_id = f"atif-{step.get('step_id', '')}-{index}"
                 calls.append({"id": call_id, "type": "function", "name": "action", "arguments": "{}"})
                 self.from_text += 1
-            out.append(({"role": "tool", "tool_call_id": call_id, "content": _text(content)}, item_loc))
-        return out
+            message = {"role": "tool", "tool_call_id": call_id, "content": _text(_content(result))}
+            if str(call_id) in by_call or not any(call["id"] == call_id for call in calls):
+                extra.append((message, item_loc))
+            else:
+                by_call[str(call_id)] = (message, item_loc)
+        for call_id in shared:
+            by_call[call_id] = ({"role": "tool", "tool_call_id": call_id, "content": ""}, obs_loc)
+        self.batched += len(shared)
+        ordered = [by_call[str(call["id"])] for call in calls if str(call["id"]) in by_call]
+        return ordered + extra
+
+
+def _content(result: dict[str, Any]) -> Any:
+    content = result.get("content")
+    if content is None and result.get("subagent_trajectory_ref") is not None:
+        return json_text(result["subagent_trajectory_ref"])
+    return content
 
 
 def from_trajectory(value: dict[str, Any], loc: Loc, *, name: str) -> Conversation:
@@ -177,6 +206,8 @@ def from_trajectory(value: dict[str, Any], loc: Loc, *, name: str) -> Conversati
         reader.step(expect_dict(step, steps_loc.key(index), "a step"), steps_loc.key(index))
     if reader.from_text:
         run.extra_readings.append(Reading(code="tool_calls_from_text", count=reader.from_text))
+    if reader.batched:
+        run.extra_readings.append(Reading(code="batched_tool_results", count=reader.batched))
     return run.conversation(loc)
 
 

@@ -92,3 +92,29 @@ class TestOpenJiuwenTrajectory:
         assert run.messages[compaction.index].is_internal
         assert compaction.summary.startswith("1. Active Task: rename the config loader.")
         assert compaction.tokens_before == 2135
+
+
+class TestTerminusResults:
+    """Terminus-2 writes tool calls with ids and their terminal output without ``source_call_id``
+    (harbor tests/golden/terminus_2/*.trajectory.json)."""
+
+    def steps(self, calls: int, results: int) -> dict[str, Any]:
+        return {"schema_version": "ATIF-v1.5", "session_id": "s", "agent": {"name": "terminus-2", "version": "2"},
+                "steps": [{"step_id": 1, "source": "user", "message": "make hello.txt"},
+                          {"step_id": 2, "source": "agent", "message": "Plan: run it",
+                           "tool_calls": [{"tool_call_id": f"call_0_{i}", "function_name": "bash_command",
+                                           "arguments": {"keystrokes": f"cmd{i}\n"}} for i in range(calls)],
+                           "observation": {"results": [{"content": f"out{i}"} for i in range(results)]},
+                           "metrics": {"prompt_tokens": 682, "completion_tokens": 60}}]}
+
+    def test_an_unnamed_result_answers_the_steps_call(self) -> None:
+        run = load_conversation(self.steps(1, 1))
+        assert run.messages[1].call_ids == ("call_0_0",) and run.messages[2].tool_call_id == "call_0_0"
+        assert count_messages(run).unmatched_tool_calls == 0 and run.messages[1].reported_total_tokens == 742
+
+    def test_one_output_for_a_batch_answers_the_last_call(self) -> None:
+        run = load_conversation(self.steps(3, 1))
+        assert [(m.tool_call_id, m.content) for m in run.messages[2:]] == [
+            ("call_0_0", ""), ("call_0_1", ""), ("call_0_2", "out0")]
+        assert count_messages(run).unmatched_tool_calls == 0
+        assert {r.code: r.count for r in run.readings}["batched_tool_results"] == 2
