@@ -55,7 +55,7 @@ class Store:
         if not _inside_dir(self.path, folder):
             return []
         out: list[Path] = []
-        for entry in sorted(os.scandir(folder), key=lambda item: item.name):
+        for entry in self._entries(folder):
             if pattern is not None and not pattern.match(entry.name):
                 continue
             target = self._checked(Path(entry.path))
@@ -71,11 +71,18 @@ class Store:
         if not _inside_dir(self.path, folder):
             return []
         names = []
-        for entry in sorted(os.scandir(folder), key=lambda item: item.name):
+        for entry in self._entries(folder):
             target = self._checked(Path(entry.path))
             if target is not None and stat.S_ISDIR(os.stat(target).st_mode):
                 names.append(entry.name)
         return names
+
+    def _entries(self, folder: Path) -> list[os.DirEntry[str]]:
+        try:
+            with os.scandir(folder) as entries:
+                return sorted(entries, key=lambda item: item.name)
+        except OSError as error:
+            raise FormatProblem(self.loc(folder), f"cannot list the folder ({error.strerror or error})") from None
 
     def read_json(self, path: Path) -> Any:
         """One JSON file of the folder, parsed; a problem names the file relative to the folder."""

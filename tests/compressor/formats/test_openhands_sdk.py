@@ -98,6 +98,12 @@ class TestFolderSafety:
         with pytest.raises(ConversationFormatError, match="symbolic link that leaves the folder"):
             load_conversation(folder)
 
+    def test_only_regular_files_are_read(self, tmp_path: Path) -> None:
+        folder = tmp_path / "conv"
+        shutil.copytree(FOLDER, folder)
+        os.mkfifo(folder / "events" / "event-00098-00000000-0000-0000-0000-000000000098.json")  # never opened
+        assert count_messages(load_conversation(folder)).tool_calls == 4
+
     def test_a_broken_event_file_names_the_file(self, tmp_path: Path) -> None:
         folder = tmp_path / "conv"
         shutil.copytree(FOLDER, folder)
