@@ -1,6 +1,6 @@
-"""Small Streamlit building blocks the pages share: plain text for markdown slots, translated tables, a
-message viewer, secret warnings, a folder browser confined to the configured roots, and one compaction's
-result (Live compaction and Dump review's re-run) or one replayed run's numbers (Tune).
+"""Small Streamlit building blocks the pages share: plain text for markdown slots, translated tables and
+metric cards, a message viewer, secret warnings, a folder browser confined to the configured roots, one
+compaction run and its result (Live compaction, Dump review's re-run), and the Tune page's live-replay panel.
 
 Invariant: user content reaches the screen only as text (st.text, st.code, dataframes) or escaped by
 ``plain`` where Streamlit would read markdown, so a message holding ``<script>`` or ``**x**`` shows as written;

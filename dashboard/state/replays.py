@@ -138,7 +138,7 @@ def _remembered(key: _RunKey, item: LoadedConversation, make: Callable[[], _Valu
     return value
 
 
-def _recalled(key: _RunKey, item: LoadedConversation) -> Any:
+def _recalled(key: _RunKey, item: LoadedConversation) -> object:
     """What ``_remembered`` holds for this key and conversation, or None (nothing is made)."""
     found = _store().get(key)
     return found[1] if found is not None and found[0] is item.conversation else None

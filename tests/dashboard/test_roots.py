@@ -110,3 +110,17 @@ class TestPaths:
     def test_root_label_is_project_relative_inside_the_project(self, tmp_path: Path) -> None:
         assert roots.root_label(roots.PROJECT_DIR / "dumps") == "dumps/"
         assert roots.root_label(tmp_path) == f"{tmp_path}/"
+
+
+class TestEntryLabels:
+    @pytest.mark.parametrize(
+        ("entry", "label"),
+        [
+            (roots.Entry("a/b", "b", True, 0), "📁 b/"),
+            (roots.Entry("a.json", "a.json", False, 12), "📄 a.json · 12 B"),
+            (roots.Entry("a.json", "a.json", False, 4_096), "📄 a.json · 4 KB"),
+            (roots.Entry("a.json", "a.json", False, 3 * 2**20), "📄 a.json · 3.0 MB"),
+        ],
+    )
+    def test_a_folder_or_a_file_with_its_size(self, entry: roots.Entry, label: str) -> None:
+        assert entry.label == label

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard.settings import DEFAULTS, Settings, from_query, to_query
+from dashboard.settings import DEFAULTS, Settings, from_query, to_query, with_outcome
 
 
 class TestDefaults:
@@ -125,3 +125,28 @@ class TestToQuery:
             "counter": "cl100k_base",
             "lang": "en",
         }
+
+
+class TestAdopting:
+    def test_a_swept_setting_changes_only_its_three_values(self) -> None:
+        from compressor.replay import sweep
+        from tests.dashboard.conftest import demo_conversation
+
+        outcome = sweep(
+            demo_conversation(),
+            ratios=(0.6,),
+            keeps=(2,),
+            min_targets=(0.05,),
+            context_max=9_000,
+            summary="ratio:0.1",
+        ).outcomes[0]
+        start = Settings(context_max=9_000, language="zh", counter="o200k_base")
+        adopted = with_outcome(start, outcome)
+        assert adopted == Settings(
+            trigger_context_ratio=0.6,
+            keep_recent_messages=2,
+            min_target_context_ratio=0.05,
+            context_max=9_000,
+            language="zh",
+            counter="o200k_base",
+        )

@@ -138,3 +138,23 @@ class TestSavedDumps:
         assert safe_file_name("..\\..\\evil name?.json") == "evil-name-.json"
         assert safe_file_name("a/b/.hidden.json") == "hidden.json"
         assert safe_file_name("///") == "upload.json"
+
+
+class TestDumps:
+    def test_a_dumps_conversation_is_its_context_before(self) -> None:
+        from compressor.dumps import read_dump
+        from dashboard.sources import dump_conversation
+
+        record = read_dump(next((OPENJIUWEN_DUMPS / "compact015").glob("*.json")))
+        conversation = dump_conversation(record)
+        assert conversation.messages == list(record.before)
+        assert conversation.system == list(record.system_messages)
+        assert (conversation.name, conversation.source_format) == (record.context_id, "dump")
+
+    def test_a_dumps_bytes_or_nothing_to_offer(self, tmp_path: Path) -> None:
+        from dashboard.sources import dump_bytes
+
+        (tmp_path / "d.json").write_bytes(b"{}")
+        assert dump_bytes(str(tmp_path / "d.json")) == b"{}"
+        assert dump_bytes(str(tmp_path / "missing.json")) is None
+        assert dump_bytes(None) is None
