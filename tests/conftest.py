@@ -25,6 +25,7 @@ OPENJIUWEN_DUMPS = SAMPLES / "openjiuwen-dumps"
 # The sample transcripts whose formats the loaders read today, in the order the tests iterate them.
 READ_TRANSCRIPTS = (
     "claude-code-session.jsonl",
+    "engram-claude-code-diffusion.jsonl",
     "openai-chat-tau-bench-airline.json",
     "swe-agent-function-calling.traj",
     "openhands-eval-output.jsonl",

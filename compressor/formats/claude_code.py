@@ -6,6 +6,12 @@ first line was; meta, sidechain and non-message lines are skipped; tool results 
 Usage is repeated on every line of a reply; the last line's usage is kept (see ``anthropic.usage_metadata``
 for how it maps to ``usage_metadata``). Per-line bookkeeping (cwd, version, toolUseResult …) is dropped,
 except ``uuid`` and ``timestamp`` of the reply's first line.
+
+Compactions: a ``system`` line with ``subtype: "compact_boundary"`` marks one Claude Code made; its
+``compactMetadata`` (``trigger``, ``preTokens``) is kept on the continuation summary that follows it (the user line
+flagged ``isCompactSummary``), which ``claude_turns`` records as a compaction (``preTokens`` → ``tokens_before``).
+User turns are classified by Claude Code's rules, shared with the Engram reader (``claude_turns``). The session
+id (``sessionId``) and the model of the latest reply go to the conversation's metadata.
 """
 
 from __future__ import annotations
@@ -14,16 +20,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from compressor.formats import anthropic
-from compressor.formats.building import build_conversation
+from compressor.formats import anthropic, claude_turns
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, type_name
 from compressor.formats.shape import Reader
+from compressor.formats.tally import assemble
 from compressor.messages import Conversation, Message
 
 #: Line types that carry a message sent to (or received from) the model.
 MESSAGE_LINE_TYPES = ("user", "assistant")  # a tuple: input values may be unhashable
 #: Flags marking lines Claude Code keeps for itself, not part of the main conversation.
 SKIP_FLAGS = ("isMeta", "isSidechain")
+#: The ``subtype`` of the system line Claude Code writes where it compacted the conversation.
+COMPACT_BOUNDARY = "compact_boundary"
 #: Line fields worth keeping on the message they produce.
 LINE_EXTRAS = ("uuid", "timestamp", "isCompactSummary")
 #: API message fields that are not content (kept as extras, from a reply's last line).
@@ -55,9 +63,25 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
     entries: list[Message | _Reply] = []
     replies: dict[str, _Reply] = {}
     seen: set[str] = set()
+    boundary: dict[str, Any] | None = (
+        None  # the compactMetadata of a compaction whose summary is still to come
+    )
+    session: Any = None
     for loc, value in located:
         line = expect_dict(value, loc, "a session line")
-        if line.get("type") not in MESSAGE_LINE_TYPES or any(line.get(flag) is True for flag in SKIP_FLAGS):
+        session = line.get("sessionId", session)
+        if line.get("type") == "system" and line.get("subtype") == COMPACT_BOUNDARY:
+            meta = line.get(claude_turns.COMPACT_METADATA)
+            boundary = meta if isinstance(meta, dict) else {}
+            continue
+        summary = line.get("type") == "user" and line.get("isCompactSummary") is True
+        flagged = any(line.get(flag) is True for flag in SKIP_FLAGS)
+        # a continuation summary is what the model sees after a compaction, however the line is flagged
+        if (
+            line.get("type") not in MESSAGE_LINE_TYPES
+            or (flagged and not summary)
+            or line.get("isSidechain") is True
+        ):
             continue
         uuid = line.get("uuid")
         if isinstance(uuid, str):
@@ -69,6 +93,9 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
         extras = {key: line[key] for key in LINE_EXTRAS if key in line}
         if line["type"] == "user":
             data = {**extras, **message, "role": "user"}
+            if boundary is not None and (summary or _continues(message)):
+                data[claude_turns.COMPACT_METADATA] = boundary
+                boundary = None
             entries.extend(anthropic.convert_message(data, message_loc))
             continue
         reply_id = message.get("id")
@@ -80,7 +107,34 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
                 replies[reply_id] = reply
         _add_line(reply, message, message_loc)
     messages = [entry if isinstance(entry, Message) else _finish(entry) for entry in entries]
-    return build_conversation(messages, [], name=name, source_format="claude-code")
+    turns = claude_turns.classify(messages)
+    metadata: dict[str, Any] = {"agent": "claude-code"}
+    if isinstance(session, str):
+        metadata["session_id"] = session
+    model = next(
+        (m.model_extra.get("model") for m in reversed(messages) if m.role == "assistant" and m.model_extra),
+        None,
+    )
+    if isinstance(model, str) and model:
+        metadata["model"] = model
+        turns.tally.note("model_from_file", model)
+    return assemble(
+        turns.messages,
+        [],
+        name=name,
+        source_format="claude-code",
+        metadata=metadata,
+        compactions=turns.compactions,
+        readings=turns.tally.readings(),
+    )
+
+
+def _continues(message: dict[str, Any]) -> bool:
+    """Whether a user message is a continuation summary (older sessions do not flag it)."""
+    content = message.get("content")
+    first = content[0] if isinstance(content, list) and content else content
+    text = first.get("text") if isinstance(first, dict) else first
+    return isinstance(text, str) and text.lstrip().startswith(claude_turns.CONTINUATION_PREFIX)
 
 
 def _add_line(reply: _Reply, message: dict[str, Any], loc: Loc) -> None:

@@ -6,7 +6,19 @@ a ``Reader`` and one line here. Specific shapes come before general ones (a mess
 
 from __future__ import annotations
 
-from compressor.formats import atif, chat, claude_code, opencode, openhands, openhands_sdk, otel_traces, records, swe_agent
+from compressor.formats import (
+    atif,
+    chat,
+    claude_code,
+    cline,
+    engram,
+    opencode,
+    openhands,
+    openhands_sdk,
+    otel_traces,
+    records,
+    swe_agent,
+)
 from compressor.formats.problems import FormatProblem, Loc
 from compressor.formats.shape import Reader, Shape
 from compressor.formats.stores import Store, StoreReader
@@ -21,6 +33,8 @@ READERS: tuple[Reader, ...] = (
     records.READER,
     chat.OBJECT_READER,
     claude_code.READER,
+    engram.READER,
+    cline.READER,
     chat.MESSAGES_READER,
     chat.NUMBERED_READER,
 )

@@ -74,6 +74,19 @@ SAMPLE_TABLE = [
         },
     ),
     (
+        "engram-claude-code-diffusion.jsonl",
+        "engram",
+        {
+            "conversations": 1,
+            "system": 0,
+            "context": 1027,
+            "user": 57,
+            "assistant": 500,
+            "tool": 470,
+            "tool_calls": 470,
+        },
+    ),
+    (
         "openai-chat-tau-bench-airline.json",
         "traj-records",
         {

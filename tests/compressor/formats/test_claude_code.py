@@ -1,0 +1,204 @@
+"""Claude Code session JSONL: the bundled real session as before, compactions Claude Code made, and its user turns
+read as Claude Code means them (the rules the Engram reader shares)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compressor.analysis import analyze
+from compressor.census import count_messages
+from compressor.errors import ConversationFormatError
+from compressor.formats import load_conversation
+from compressor.formats.claude_turns import CLAUDE_CODE_RULES, classify
+from compressor.messages import Conversation, Message
+from tests.conftest import FIXTURES, TRANSCRIPTS
+
+SESSION = TRANSCRIPTS / "claude-code-session.jsonl"
+COMPACTED = FIXTURES / "formats" / "claude_code" / "session-with-compaction.jsonl"
+
+
+@pytest.fixture(scope="module")
+def compacted() -> Conversation:
+    return load_conversation(COMPACTED)
+
+
+class TestBundledSession:
+    def test_counts_are_unchanged(self) -> None:
+        conversation = load_conversation(SESSION)
+        assert count_messages(conversation).to_dict() == {
+            "real_user": 1,
+            "internal_user": 0,
+            "assistant": 39,
+            "tool": 39,
+            "tool_calls": 39,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
+        }
+        assert conversation.recorded_compactions == []
+
+    def test_the_file_names_the_session_and_the_model(self) -> None:
+        conversation = load_conversation(SESSION)
+        assert conversation.metadata == {
+            "agent": "claude-code",
+            "session_id": "c7d3d95c-57f0-4359-8f4b-926a9bef5a3f",
+            "model": "claude-opus-4-5-20251101",
+        }
+        assert [(r.code, r.detail) for r in conversation.readings] == [
+            ("model_from_file", "claude-opus-4-5-20251101")
+        ]
+
+
+class TestCompaction:
+    def test_the_summary_after_a_compact_boundary_is_a_recorded_compaction(
+        self, compacted: Conversation
+    ) -> None:
+        (compaction,) = compacted.recorded_compactions
+        summary = compacted.messages[compaction.index]
+        assert (compaction.source, compaction.tokens_before, compaction.tokens_after) == (
+            "claude-code",
+            155025,
+            None,
+        )
+        assert summary.role == "user" and summary.internal
+        assert compaction.summary == summary.text
+        assert compaction.summary.startswith("This session is being continued from a previous conversation")
+
+    def test_the_boundary_metadata_stays_on_the_summary(self, compacted: Conversation) -> None:
+        summary = compacted.messages[compacted.recorded_compactions[0].index]
+        assert (summary.model_extra or {})["compactMetadata"] == {"trigger": "auto", "preTokens": 155025}
+
+    def test_an_unflagged_summary_of_an_older_session_is_recorded_too(self) -> None:
+        lines = [line for line in COMPACTED.read_text().splitlines() if '"compact_boundary"' not in line]
+        text = "\n".join(
+            line.replace('"isCompactSummary": true', '"isCompactSummary": false') for line in lines
+        )
+        conversation = load_conversation(text.encode(), name="old.jsonl")
+        (compaction,) = conversation.recorded_compactions
+        assert compaction.tokens_before is None
+        assert conversation.messages[compaction.index].internal
+
+
+class TestTurns:
+    def test_counts(self, compacted: Conversation) -> None:
+        assert count_messages(compacted).to_dict() == {
+            "real_user": 3,
+            "internal_user": 6,
+            "assistant": 8,
+            "tool": 5,
+            "tool_calls": 5,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
+        }
+
+    def test_only_what_the_person_typed_is_a_request(self, compacted: Conversation) -> None:
+        requests = [m.text.split("\n")[0] for m in compacted.messages if m.is_real_user]
+        assert requests == [
+            "The test in tests/test_math.py fails since yesterday, can you fix it?",
+            "<command-message>review</command-message>",
+            "Don't run code for that, just tell me: what does mean([]) do now?",
+        ]
+
+    def test_what_the_harness_wrote_is_internal(self, compacted: Conversation) -> None:
+        internal = [m.text.split("\n")[0][:40] for m in compacted.messages if m.is_internal]
+        assert internal == [
+            "This session is being continued from a p",
+            "<command-name>/model</command-name>",
+            "<local-command-stdout>Set model to \x1b[1mo",
+            "<task-notification>",
+            "[Request interrupted by user for tool us",
+            "<system-reminder>",
+        ]
+
+    def test_the_latest_request_anchors_a_compressible_span(self, compacted: Conversation) -> None:
+        analysis = analyze(compacted)
+        assert compacted.messages[analysis.last_user_index].text.startswith("Don't run code")
+        assert analysis.span.has_compressible
+
+    def test_readings(self, compacted: Conversation) -> None:
+        assert [(r.code, r.count) for r in compacted.readings] == [
+            ("internal_user_turns", 6),
+            ("recorded_compactions", 1),
+            ("model_from_file", 1),
+        ]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("fix the bug please", "request"),
+        ("This session is being continued from a previous conversation that ran out of context.", "internal"),
+        ("<task-notification>\n<task-id>b1</task-id>\n</task-notification>", "internal"),
+        ("Caveat: The messages below were generated by the user while running local commands.", "internal"),
+        ("<local-command-caveat>Caveat: …</local-command-caveat>", "internal"),
+        ("<local-command-stdout>Set model</local-command-stdout>", "internal"),
+        ("[Request interrupted by user]", "internal"),
+        ("[Request interrupted by user for tool use]", "internal"),
+        ("Base directory for this skill: /home/u/.claude/skills/plan", "internal"),
+        ("<system-reminder>x</system-reminder>\n<system-reminder>y</system-reminder>", "internal"),
+        ("<system-reminder>x</system-reminder> and then fix it", "request"),
+        ("<bash-input>ls</bash-input>", "internal"),
+    ],
+)
+def test_claude_code_rules(text: str, kind: str) -> None:
+    assert CLAUDE_CODE_RULES.kind(text) == kind
+
+
+def _user(text: str) -> Message:
+    return Message(role="user", content=text)
+
+
+class TestSlashCommands:
+    def test_a_command_that_ran_locally_is_internal(self) -> None:
+        turns = classify(
+            [
+                _user("<command-name>/model</command-name>"),
+                _user("<local-command-stdout>ok</local-command-stdout>"),
+            ]
+        )
+        assert [m.internal for m in turns.messages] == [True, True]
+
+    def test_a_command_the_model_answers_is_the_request(self) -> None:
+        turns = classify(
+            [
+                _user("<command-message>plan</command-message>\n<command-name>/plan</command-name>"),
+                _user("Base directory for this skill: /skills/plan\n\n# Planning"),
+                Message(role="assistant", content="planning"),
+            ]
+        )
+        assert [m.internal for m in turns.messages] == [False, True, False]
+
+
+def _line(kind: str, message: dict[str, Any], uuid: str, **extra: Any) -> str:
+    return json.dumps({"type": kind, "uuid": uuid, "message": message, **extra})
+
+
+class TestBadInput:
+    def test_a_torn_last_line_reads_up_to_the_last_whole_one(self) -> None:
+        text = COMPACTED.read_text()
+        conversation = load_conversation(
+            text[: text.rindex("\n", 0, len(text) - 1) + 40].encode(), name="s.jsonl"
+        )
+        assert conversation.readings[-1].code == "truncated_tail"
+        assert len(conversation.messages) == len(load_conversation(COMPACTED).messages) - 1
+
+    def test_a_broken_line_in_the_middle_names_its_line(self) -> None:
+        lines = COMPACTED.read_text().splitlines()
+        lines[3] = lines[3][:50]
+        with pytest.raises(ConversationFormatError, match=r"s\.jsonl: line 4: not valid JSON"):
+            load_conversation("\n".join(lines).encode(), name="s.jsonl")
+
+    def test_content_of_the_wrong_type_names_the_field(self, tmp_path: Path) -> None:
+        text = "\n".join(
+            [
+                _line("user", {"role": "user", "content": "hi"}, "u1"),
+                _line("assistant", {"id": "m", "role": "assistant", "content": 5}, "a1"),
+            ]
+        )
+        with pytest.raises(
+            ConversationFormatError, match=r"line 2: message\.content: must be a string or a list"
+        ):
+            load_conversation(text.encode(), name="s.jsonl")
