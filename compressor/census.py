@@ -25,6 +25,8 @@ READING_TEXT: dict[str, str] = {
     "events_skipped": "{count} events that are not conversation turns were skipped ({detail})",
     "batched_tool_results": "{count} tool calls share the one result the file gives for their batch",
     "tool_outputs_pruned": "{count} tool results the agent later cleared from its context are read as first sent",
+    "results_filled_in": "{count} tool calls have no result in the file and were given the result {detail}",
+    "summaries_encrypted": "{count} recorded compactions keep their summary encrypted (only the provider can read it)",
 }
 
 

@@ -29,6 +29,7 @@ READ_TRANSCRIPTS = (
     "openai-chat-tau-bench-airline.json",
     "swe-agent-function-calling.traj",
     "openhands-eval-output.jsonl",
+    "gemini-cli-stream.jsonl",
 )
 
 

@@ -7,16 +7,22 @@ a ``Reader`` and one line here. Specific shapes come before general ones (a mess
 from __future__ import annotations
 
 from compressor.formats import (
+    agents_sqlite,
     atif,
     chat,
     claude_code,
     cline,
+    codex,
     engram,
+    gemini,
+    gemini_stream,
     opencode,
     openhands,
     openhands_sdk,
     otel_traces,
+    qwen,
     records,
+    responses,
     swe_agent,
 )
 from compressor.formats.problems import FormatProblem, Loc
@@ -27,6 +33,10 @@ from compressor.messages import Conversation
 READERS: tuple[Reader, ...] = (
     openhands.READER,
     openhands_sdk.READER,
+    codex.READER,
+    gemini_stream.READER,
+    qwen.READER,
+    gemini.READER,
     atif.READER,
     otel_traces.READER,
     swe_agent.READER,
@@ -35,6 +45,7 @@ READERS: tuple[Reader, ...] = (
     claude_code.READER,
     engram.READER,
     cline.READER,
+    responses.READER,
     chat.MESSAGES_READER,
     chat.NUMBERED_READER,
 )
@@ -50,6 +61,7 @@ STORE_READERS: tuple[StoreReader, ...] = (
     openhands_sdk.STORE_READER,
     opencode.FOLDER_READER,
     opencode.DATABASE_READER,
+    agents_sqlite.STORE_READER,
 )
 
 

@@ -125,6 +125,19 @@ SAMPLE_TABLE = [
             "tool_calls": 103,
         },
     ),
+    (
+        "gemini-cli-stream.jsonl",
+        "gemini-cli-stream",
+        {
+            "conversations": 2,
+            "system": 0,
+            "context": 139,
+            "user": 2,
+            "assistant": 69,
+            "tool": 68,
+            "tool_calls": 68,
+        },
+    ),
 ]
 
 

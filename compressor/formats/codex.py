@@ -1,0 +1,206 @@
+"""Codex CLI rollouts (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``): one ``{timestamp, type, payload}`` line
+per ``RolloutItem`` — ``session_meta``, ``response_item``, ``compacted``, ``turn_context``, ``event_msg``.
+
+Invariant: ``response_item`` lines are read by the shared Responses item parser (``responses``), in file order;
+the run is kept whole: at a ``compacted`` line an internal user message carries Codex's summary and is recorded
+as a compaction; ``event_msg`` lines only complete what the items say (usage) and never add a turn.
+
+Schema: openai/codex ``codex-rs/protocol/src/protocol.rs`` (``RolloutLine``, ``RolloutItem``, ``SessionMeta``,
+``CompactedItem``, ``TurnContextItem``, ``TokenCountEvent``) and ``codex-rs/core/src/compact.rs`` /
+``compact_remote.rs`` (how a compaction is written).
+
+- ``session_meta``: id, cwd, cli_version, originator → metadata; ``base_instructions.text`` (the system prompt
+  Codex sends as the Responses ``instructions``) → the system message; ``instructions`` (older: the user's AGENTS.md
+  text, sent again as a ``<user_instructions>`` user message) stays out.
+- ``turn_context``: ``model`` → ``metadata["model"]`` (the latest one).
+- ``compacted {message, replacement_history}``: Codex replaced the model's history with ``replacement_history``
+  (when present) or with the initial context, the kept user messages and ``message`` (the summary, prefixed by
+  Codex's summary prefix). Items of ``replacement_history`` repeat earlier turns, so they are not added again; the
+  summary is ``message``, else the summary message inside ``replacement_history``; a remote compaction keeps
+  only an encrypted ``compaction`` item (summary left empty, with a reading).
+  ``tokens_before`` = the window of the latest model call shown before it; ``tokens_after`` = Codex's own estimate
+  of the new history (the ``token_count`` it writes right after a compaction: total only, input and output 0).
+- ``event_msg`` ``token_count``: ``info.last_token_usage`` is the usage of the model call that just ended; its
+  ``total_tokens`` (input + output of that call, so the window it filled; input + output when total is absent) goes
+  on that call's assistant message as ``usage_metadata`` with the other counts beside it. A token_count with no
+  new assistant message since the previous one (the compaction request itself, a repeated event) is not attached.
+  ``info.model_context_window`` → ``metadata["context_window"]``. ``user_message`` / ``agent_message`` /
+  ``agent_reasoning`` events repeat the items (skipped, counted in a reading), as are other events.
+
+Roles: ``responses.CODEX_RULES`` (the context Codex injects as user messages is internal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from compressor.formats.building import check_usage
+from compressor.formats.problems import FormatProblem, Loc, expect_dict, type_name
+from compressor.formats.responses import (
+    ABORTED,
+    ABORTED_NOTE,
+    COMPACTION_TYPES,
+    SUMMARY_PREFIX,
+    ItemParser,
+    finish_content,
+    text_of,
+)
+from compressor.formats.session_log import SessionLog, token_count, tool_defs
+from compressor.formats.shape import Reader, Shape
+from compressor.messages import Conversation
+
+SOURCE_FORMAT = "codex"
+LINE_TYPES = ("session_meta", "response_item", "compacted", "turn_context", "event_msg")
+#: ``event_msg`` kinds that repeat what the response items already hold.
+COPY_EVENTS = ("user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content")
+#: Session facts kept as metadata (``session_meta`` key → metadata key).
+META_FIELDS = {
+    "id": "session_id",
+    "cwd": "cwd",
+    "cli_version": "cli_version",
+    "originator": "originator",
+    "model_provider": "model_provider",
+    "forked_from_id": "forked_from_id",
+    "timestamp": "started_at",
+}
+USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
+ENCRYPTED_SUMMARY = "[compaction summary, encrypted by the server]"
+
+
+def is_rollout_line(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") in LINE_TYPES and "payload" in value
+
+
+class _Rollout:
+    def __init__(self) -> None:
+        self.log = SessionLog(source_format=SOURCE_FORMAT, metadata={"agent": "codex"})
+        self.items = ItemParser(self.log)
+        self.usage_mark = 0  # entries before this index already had their model call's usage event
+        self.estimate: int | None = None  # Codex's estimate of the history, written around a compaction
+        self.awaiting: Any = None  # the latest compaction, until an estimate gives its tokens_after
+        self.seen_meta = False
+
+    def line(self, loc: Loc, value: Any) -> None:
+        line = expect_dict(value, loc, "a rollout line")
+        kind = line.get("type")
+        if kind not in LINE_TYPES:
+            self.log.skip(f"{kind} lines")
+            return
+        payload = expect_dict(line.get("payload"), loc.key("payload"), f"a {kind} payload")
+        where = loc.key("payload")
+        if kind == "response_item":
+            self.items.item(where, payload)
+        elif kind == "event_msg":
+            self.event(payload, where)
+        elif kind == "compacted":
+            self.compacted(payload, where)
+        elif kind == "turn_context":
+            if isinstance(payload.get("model"), str) and payload["model"]:
+                self.log.metadata["model"] = payload["model"]
+        else:
+            self.session_meta(payload, where)
+
+    def session_meta(self, payload: dict[str, Any], loc: Loc) -> None:
+        for key, name in META_FIELDS.items():
+            if isinstance(payload.get(key), str) and payload[key]:
+                self.log.metadata.setdefault(name, payload[key])
+        base = payload.get("base_instructions")
+        text = base.get("text") if isinstance(base, dict) else base
+        if isinstance(text, str) and text and not self.seen_meta and not self.log.entries:
+            self.log.add({"role": "system", "content": text}, loc.key("base_instructions"))
+        self.log.tools.extend(tool_defs(payload.get("dynamic_tools"), loc.key("dynamic_tools")))
+        self.seen_meta = True
+
+    def compacted(self, payload: dict[str, Any], loc: Loc) -> None:
+        self.items.end_turn()
+        message = payload.get("message", "")
+        if not isinstance(message, str):
+            raise FormatProblem(loc.key("message"), f"must be a string, got {type_name(message)}")
+        history = payload.get("replacement_history")
+        if history is not None and not isinstance(history, list):
+            raise FormatProblem(
+                loc.key("replacement_history"), f"must be a list of items, got {type_name(history)}"
+            )
+        summary = message or _summary_in(history or [])
+        encrypted = not summary and any(
+            isinstance(item, dict) and item.get("type") in COMPACTION_TYPES for item in history or []
+        )
+        record = self.log.compaction(
+            summary,
+            loc,
+            tokens_before=self.log.last_reported_total(),
+            tokens_after=self.estimate,
+            encrypted=encrypted,
+            content=summary or (ENCRYPTED_SUMMARY if encrypted else "(no summary recorded)"),
+        )
+        self.awaiting = record if self.estimate is None else None
+        self.estimate = None
+        self.usage_mark = len(self.log.entries)
+
+    def event(self, payload: dict[str, Any], loc: Loc) -> None:
+        kind = payload.get("type")
+        if kind == "token_count":
+            self.token_count(payload.get("info"), loc.key("info"))
+        elif kind in COPY_EVENTS:
+            self.log.skip("event_msg copies of turns")
+        else:
+            self.log.skip(f"event_msg {kind}")
+
+    def token_count(self, info: Any, loc: Loc) -> None:
+        if info is None:
+            return  # an event that only carries rate limits
+        info = expect_dict(info, loc, "token usage info")
+        window = token_count(info.get("model_context_window"))
+        if window:
+            self.log.metadata["context_window"] = window
+        last = info.get("last_token_usage")
+        if last is None:
+            return
+        last = check_usage(last, loc.key("last_token_usage"))
+        prompt, completion = token_count(last.get("input_tokens")), token_count(last.get("output_tokens"))
+        total = token_count(last.get("total_tokens")) or (prompt or 0) + (completion or 0)
+        if not total:
+            return
+        if not prompt and not completion:  # Codex's estimate of a rebuilt history, not a model call
+            if self.awaiting is not None:
+                self.awaiting.tokens_after, self.awaiting = total, None
+            else:
+                self.estimate = total
+            return
+        self.estimate, self.awaiting = None, None
+        entry = self.log.last_assistant(self.usage_mark)
+        if entry is not None and "usage_metadata" not in entry.data:
+            usage = {key: last[key] for key in USAGE_KEYS if token_count(last.get(key)) is not None}
+            entry.data["usage_metadata"] = {**usage, "total_tokens": total}
+        self.usage_mark = len(self.log.entries)
+        self.items.end_turn()
+
+
+def _summary_in(history: list[Any]) -> str:
+    """The summary message Codex put in a replacement history (a user message with its summary prefix)."""
+    for item in history:
+        if isinstance(item, dict) and item.get("role") == "user":
+            text = text_of(item.get("content"))
+            if text.startswith(SUMMARY_PREFIX):
+                return text
+    return ""
+
+
+def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation:
+    rollout = _Rollout()
+    for loc, value in located:
+        rollout.line(loc, value)
+    finish_content(rollout.log)
+    return rollout.log.conversation(name, unanswered=ABORTED, unanswered_note=ABORTED_NOTE)
+
+
+def _looks_like(shape: Shape) -> bool:
+    return shape.container != "object" and any(map(is_rollout_line, shape.objects[:50]))
+
+
+READER = Reader(
+    name=SOURCE_FORMAT,
+    looks_like=_looks_like,
+    read=lambda shape: [from_lines(shape.located(), name=shape.stem)],
+)

@@ -1,0 +1,380 @@
+"""OpenAI Responses items (``message``, ``function_call``, ``function_call_output``, ``reasoning``, custom and local
+shell calls, …) as messages: the one item parser behind Codex rollouts, a raw Responses ``input`` array and an
+OpenAI Agents SDK session.
+
+Invariant: the consecutive output items of one model call (reasoning, assistant text, its calls) become ONE
+assistant message; each ``*_output`` item becomes a ``tool`` message answering its ``call_id``; a call the file
+never answers gets the result ``"aborted"``, as Codex's own history normalisation gives it, and an output that
+answers no call is left out (Codex drops those too).
+
+Schema: openai/codex ``codex-rs/protocol/src/models.rs`` (``ResponseItem``, ``ContentItem``,
+``FunctionCallOutputPayload``: a string, content items, or the older ``{content, success}``) and the Responses API
+input item types. Server-side items with no output item (``web_search_call``, ``image_generation_call``,
+``mcp_call`` …) stay on the assistant message as content parts (priced as JSON, base64 results left out).
+
+Roles (``CODEX_RULES``, from ``codex-rs/core`` ``is_contextual_user_fragment``): a user message is internal when
+any of its text parts is context Codex injects — ``# AGENTS.md instructions for …``, a block made only of
+``<environment_context>``, ``<user_instructions>``, ``<skill>``, ``<user_shell_command>``, ``<turn_aborted>``,
+``<subagent_notification>`` or ``<subagents>`` (case-insensitive, as Codex compares). A user message starting with
+Codex's compaction summary prefix is a compaction summary: internal, and a recorded compaction. Developer and
+system messages are ``system`` messages. Other user messages are real requests.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from compressor.formats.building import build_tools
+from compressor.formats.problems import FormatProblem, Loc, expect_dict, short, type_name
+from compressor.formats.roles import TurnRules
+from compressor.formats.session_log import SessionLog
+from compressor.formats.shape import Reader, Shape
+from compressor.messages import Conversation
+
+SOURCE_FORMAT = "openai-responses"
+#: The result Codex gives a call that has none (``context_manager/normalize.rs``).
+ABORTED = "aborted"
+ABORTED_NOTE = "as Codex gives a call that has none"
+#: How Codex's compaction summary message starts (``codex-rs/core/templates/compact/summary_prefix.md``).
+SUMMARY_PREFIX = (
+    "Another language model started to solve this problem and produced a summary of its thinking process."
+)
+CODEX_RULES = TurnRules(
+    internal_prefixes=("# agents.md instructions for ",),
+    internal_tags=(
+        "environment_context",
+        "user_instructions",
+        "skill",
+        "user_shell_command",
+        "turn_aborted",
+        "subagent_notification",
+        "subagents",
+    ),
+)
+
+#: Items a model call outputs that carry a call the harness answers with an output item: type → tool name.
+CALL_TYPES = {
+    "function_call": None,  # the item names its function
+    "custom_tool_call": None,
+    "local_shell_call": "local_shell",
+    "tool_search_call": "tool_search",
+    "computer_call": "computer",
+}
+OUTPUT_TYPES = (
+    "function_call_output",
+    "custom_tool_call_output",
+    "local_shell_call_output",
+    "tool_search_output",
+    "computer_call_output",
+    "mcp_tool_call_output",
+)
+#: Items a model call outputs that are done server-side (no output item follows): kept as content parts.
+SERVER_TYPES = (
+    "web_search_call",
+    "image_generation_call",
+    "file_search_call",
+    "code_interpreter_call",
+    "mcp_call",
+)
+#: Large payloads left out of a server item's content part.
+_BULKY_KEYS = frozenset({"result", "encrypted_content", "outputs"})
+#: Harness bookkeeping that is not part of what the model saw.
+IGNORED_TYPES = (
+    "ghost_snapshot",
+    "item_reference",
+    "mcp_list_tools",
+    "mcp_approval_request",
+    "mcp_approval_response",
+)
+COMPACTION_TYPES = ("compaction", "compaction_summary")
+MESSAGE_ROLES = ("user", "assistant", "developer", "system")
+#: Content part types only the Responses API uses (a chat-completions list never has them).
+RESPONSES_PART_TYPES = ("input_text", "output_text", "input_image", "input_file", "input_audio", "refusal")
+ITEM_TYPES = (
+    "message",
+    "reasoning",
+    *CALL_TYPES,
+    *OUTPUT_TYPES,
+    *SERVER_TYPES,
+    *IGNORED_TYPES,
+    *COMPACTION_TYPES,
+)
+
+
+def is_item(value: Any) -> bool:
+    """A Responses item: a typed item, or a role message whose content uses Responses part types."""
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")
+    if kind == "message":
+        return value.get("role") in MESSAGE_ROLES
+    if isinstance(kind, str):
+        return kind in ITEM_TYPES and kind != "message"
+    content = value.get("content")
+    return (
+        value.get("role") in MESSAGE_ROLES
+        and isinstance(content, list)
+        and any(isinstance(part, dict) and part.get("type") in RESPONSES_PART_TYPES for part in content)
+    )
+
+
+def is_typed_item(value: Any) -> bool:
+    """An item no chat-completions message could be (a chat list may hold plain ``{role, content}`` messages)."""
+    return is_item(value) and (value.get("type") != "message" or isinstance(value.get("content"), list))
+
+
+def text_of(parts: Any) -> str:
+    """The text of Responses content parts (or of a string), joined by newlines as Codex joins them."""
+    if isinstance(parts, str):
+        return parts
+    if not isinstance(parts, list):
+        return ""
+    pieces = [_part_text(part) for part in parts if isinstance(part, dict)]
+    return "\n".join(piece for piece in pieces if piece)
+
+
+def _part_text(part: dict[str, Any]) -> str:
+    for key in ("text", "refusal"):
+        value = part.get(key)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def content_of(value: Any, loc: Loc) -> str | list[dict[str, Any]]:
+    """Responses content (a string or parts) as message content: one text part becomes a string."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    if not isinstance(value, list):
+        raise FormatProblem(loc, f"must be a string or a list of content parts, got {type_name(value)}")
+    parts: list[dict[str, Any]] = []
+    for index, part in enumerate(value):
+        if isinstance(part, str):
+            parts.append({"type": "text", "text": part})
+            continue
+        part = expect_dict(part, loc.key(index), "a content part")
+        kind = part.get("type")
+        text = _part_text(part)
+        if kind in ("input_text", "output_text", "text", "refusal", "summary_text") or (
+            kind is None and text
+        ):
+            parts.append({"type": "text", "text": text})
+        elif kind == "input_image":
+            image: dict[str, Any] = {"url": part.get("image_url") or part.get("file_id") or ""}
+            if isinstance(part.get("detail"), str):
+                image["detail"] = part["detail"]
+            parts.append({"type": "image_url", "image_url": image})
+        else:
+            parts.append({key: item for key, item in part.items() if key not in ("file_data", "data")})
+    if len(parts) == 1 and parts[0].get("type") == "text":
+        return str(parts[0]["text"])
+    return parts
+
+
+def output_of(value: Any, loc: Loc) -> str | list[dict[str, Any]]:
+    """A call's output: a string, content items, the older ``{content, success}`` object, or other JSON."""
+    if isinstance(value, dict) and "content" in value:
+        return output_of(value["content"], loc.key("content"))
+    if value is None or isinstance(value, str | list):
+        return content_of(value, loc)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _arguments(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return "" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _text_field(item: dict[str, Any], key: str, loc: Loc) -> str:
+    value = item.get(key)
+    if not isinstance(value, str) or not value:
+        what = (
+            f"missing {key}"
+            if value in (None, "")
+            else f"must be a string, got {type_name(value)} {short(value)}"
+        )
+        raise FormatProblem(loc.key(key) if value not in (None, "") else loc, what)
+    return value
+
+
+class ItemParser:
+    """Turns Responses items into entries of a ``SessionLog``, one model call's outputs per assistant message."""
+
+    def __init__(self, log: SessionLog) -> None:
+        self.log = log
+        self._turn: int | None = None  # entry index of the assistant message being gathered
+
+    def end_turn(self) -> None:
+        """The current model call's outputs are complete."""
+        self._turn = None
+
+    def item(self, loc: Loc, value: Any) -> None:
+        item = expect_dict(value, loc, "a Responses item")
+        kind = item.get("type", "message")
+        if kind == "message":
+            self._message(item, loc)
+        elif kind == "reasoning":
+            self._reasoning(item, loc)
+        elif kind in CALL_TYPES:
+            self._call(item, kind, loc)
+        elif kind in OUTPUT_TYPES:
+            self._output(item, loc)
+        elif kind in SERVER_TYPES:
+            part = {key: field for key, field in item.items() if key not in _BULKY_KEYS}
+            self._assistant(loc)["content"].append(part)
+        elif kind in COMPACTION_TYPES:
+            self.end_turn()
+            self.log.compaction(
+                "", loc, encrypted=True, content="[compaction summary, encrypted by the server]"
+            )
+        elif kind in IGNORED_TYPES:
+            self.log.skip(f"{kind} items")
+        else:
+            self.log.skip(f"{kind} items (unknown)")
+
+    def _assistant(self, loc: Loc) -> dict[str, Any]:
+        if self._turn is None:
+            self._turn = self.log.add({"role": "assistant", "content": []}, loc)
+        return self.log.entries[self._turn].data
+
+    def _message(self, item: dict[str, Any], loc: Loc) -> None:
+        role = item.get("role")
+        if role not in MESSAGE_ROLES:
+            raise FormatProblem(
+                loc.key("role"), f"unknown role {short(role)} (expected user, assistant, developer or system)"
+            )
+        content = content_of(item.get("content"), loc.key("content"))
+        if role == "assistant":
+            data = self._assistant(loc)
+            data["content"].extend(
+                [{"type": "text", "text": content}] if isinstance(content, str) else content
+            )
+            if isinstance(item.get("phase"), str):
+                data["phase"] = item["phase"]
+            return
+        self.end_turn()
+        if role != "user":
+            self.log.add({"role": "system", "content": content}, loc)
+            return
+        text = text_of(item.get("content"))
+        if text.startswith(SUMMARY_PREFIX):
+            self.log.compaction(text, loc)
+            return
+        internal = any(CODEX_RULES.kind(piece.lower()) == "internal" for piece in _texts(item.get("content")))
+        self.log.add({"role": "user", "content": content, "internal": internal}, loc)
+
+    def _reasoning(self, item: dict[str, Any], loc: Loc) -> None:
+        texts = [text_of(item.get("summary")), text_of(item.get("content"))]
+        text = "\n".join(piece for piece in texts if piece)
+        if not text:
+            return
+        data = self._assistant(loc)
+        data["reasoning_content"] = "\n".join(filter(None, [data.get("reasoning_content"), text]))
+
+    def _call(self, item: dict[str, Any], kind: str, loc: Loc) -> None:
+        if kind == "local_shell_call":
+            call_id = item.get("call_id") or item.get("id")
+            if not isinstance(call_id, str) or not call_id:
+                raise FormatProblem(loc, "missing call_id")
+        else:
+            call_id = _text_field(item, "call_id", loc)
+        name = CALL_TYPES[kind] or _text_field(item, "name", loc)
+        if kind == "custom_tool_call":
+            arguments = _arguments(item.get("input"))
+        elif kind in ("local_shell_call", "computer_call"):
+            arguments = _arguments(item.get("action"))
+        else:
+            arguments = _arguments(item.get("arguments"))
+        data = self._assistant(loc)
+        data.setdefault("tool_calls", []).append(
+            {"id": call_id, "type": "function", "name": name, "arguments": arguments}
+        )
+
+    def _output(self, item: dict[str, Any], loc: Loc) -> None:
+        self.end_turn()
+        call_id = _text_field(item, "call_id", loc)
+        key = "tools" if item.get("type") == "tool_search_output" else "output"
+        content = output_of(item.get(key), loc.key(key))
+        self.log.add({"role": "tool", "tool_call_id": call_id, "content": content}, loc)
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [piece for part in content if isinstance(part, dict) and (piece := _part_text(part))]
+
+
+def finish_content(log: SessionLog) -> None:
+    """Assistant content gathered as parts becomes a string when it is only text (as a chat message holds it)."""
+    for entry in log.entries:
+        content = entry.data.get("content")
+        if entry.data.get("role") != "assistant" or not isinstance(content, list):
+            continue
+        if all(isinstance(part, dict) and part.get("type") == "text" for part in content):
+            entry.data["content"] = "\n".join(str(part.get("text", "")) for part in content)
+
+
+def from_items(
+    located: Any,
+    *,
+    name: str,
+    metadata: dict[str, Any] | None = None,
+    loc: Loc | None = None,
+    source_format: str = SOURCE_FORMAT,
+) -> Conversation:
+    """One conversation from Responses items, each with its location."""
+    log = SessionLog(source_format=source_format, metadata=dict(metadata or {}))
+    parser = ItemParser(log)
+    for item_loc, value in located:
+        if isinstance(value, dict) and "type" not in value and "role" not in value:
+            log.skip("records that are not Responses items")
+            continue
+        parser.item(item_loc, value)
+    finish_content(log)
+    return log.conversation(name, loc, unanswered=ABORTED, unanswered_note=ABORTED_NOTE)
+
+
+def _from_request(shape: Shape) -> list[Conversation]:
+    """A Responses request body: ``{model?, instructions?, input: [...], tools?}``."""
+    body: dict[str, Any] = shape.raw
+    items = body.get("input")
+    located: list[tuple[Loc, Any]] = []
+    instructions = body.get("instructions")
+    if isinstance(instructions, str) and instructions:
+        located.append(
+            (Loc().key("instructions"), {"type": "message", "role": "system", "content": instructions})
+        )
+    if isinstance(items, list):
+        located.extend((Loc().key("input").key(index), item) for index, item in enumerate(items))
+    metadata = {"model": body["model"]} if isinstance(body.get("model"), str) else {}
+    conversation = from_items(located, name=shape.stem, metadata=metadata)
+    tools = [
+        tool
+        for tool in body.get("tools") or ()
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str)
+    ]
+    if not tools:
+        return [conversation]
+    return [conversation.model_copy(update={"tools": build_tools(tools, Loc().key("tools"))})]
+
+
+def _looks_like(shape: Shape) -> bool:
+    if shape.container == "object":
+        items = shape.raw.get("input")
+        return isinstance(items, list) and "messages" not in shape.raw and any(map(is_item, items))
+    return any(map(is_typed_item, shape.objects[:200]))
+
+
+READER = Reader(
+    name=SOURCE_FORMAT,
+    looks_like=_looks_like,
+    read=lambda shape: (
+        _from_request(shape)
+        if shape.container == "object"
+        else [from_items(shape.located(), name=shape.stem)]
+    ),
+)

@@ -1,0 +1,186 @@
+"""Codex CLI rollouts: Responses items in order, usage from token_count events, Codex's own compactions recorded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compressor.census import count_messages, describe_reading
+from compressor.errors import ConversationFormatError
+from compressor.formats import load_conversation
+from compressor.formats.responses import SUMMARY_PREFIX
+from compressor.messages import Conversation
+from tests.conftest import FIXTURES, fixture
+
+ROLLOUT = FIXTURES / "formats" / "codex" / "rollout-2025-10-14T09-00-00-0199e0a4-5b6c-7d8e-9f01-23456789abcd.jsonl"
+
+
+@pytest.fixture(scope="module")
+def run() -> Conversation:
+    return load_conversation(fixture(ROLLOUT))
+
+
+def line(kind: str, payload: dict[str, Any]) -> str:
+    return json.dumps({"timestamp": "2025-10-14T09:00:00.000Z", "type": kind, "payload": payload})
+
+
+def user(text: str) -> str:
+    return line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
+
+
+def usage(prompt: int, completion: int, total: int | None = None) -> str:
+    last = {"input_tokens": prompt, "cached_input_tokens": 0, "output_tokens": completion,
+            "reasoning_output_tokens": 0, "total_tokens": prompt + completion if total is None else total}
+    return line("event_msg", {"type": "token_count", "info": {"last_token_usage": last, "total_token_usage": last}})
+
+
+def rollout(*lines: str) -> Conversation:
+    return load_conversation("\n".join(lines) + "\n", name="rollout.jsonl")
+
+
+class TestFixture:
+    def test_counts(self, run: Conversation) -> None:
+        assert run.source_format == "codex"
+        assert count_messages(run).to_dict() == {
+            "real_user": 4, "internal_user": 5, "assistant": 8, "tool": 5, "tool_calls": 5,
+            "unmatched_tool_calls": 0, "unmatched_tool_results": 0,
+        }
+        assert (len(run.system), len(run.messages)) == (2, 22)
+
+    def test_the_system_prompt_and_the_developer_message_lead(self, run: Conversation) -> None:
+        assert run.system[0].content.startswith("You are Codex, based on GPT-5.")
+        assert run.system[1].content.startswith("<permissions instructions>")
+
+    def test_only_the_users_requests_are_real(self, run: Conversation) -> None:
+        real = [m.content for m in run.messages if m.is_real_user]
+        assert real == [
+            "The stock report double-counts returned items. Find out why and fix it.",
+            "Now add a regression test.",
+            "Use pytest parametrize for the test.",
+            "Thanks. Summarise the change in one line.",
+        ]
+        internal = [m.text.split("\n")[0][:48] for m in run.messages if m.is_internal]
+        assert internal == [
+            "# AGENTS.md instructions for /home/dev/inventory",
+            "<environment_context>",
+            SUMMARY_PREFIX[:48],
+            "<turn_aborted>",
+            "[compaction summary, encrypted by the server]",
+        ]
+
+    def test_one_model_calls_outputs_are_one_assistant_message(self, run: Conversation) -> None:
+        patch = run.messages[7]
+        assert patch.content == "Line 57 adds `item.returned` a second time; I will remove it."
+        assert [call.name for call in patch.tool_calls or ()] == ["apply_patch"]
+        assert patch.tool_calls is not None and patch.tool_calls[0].arguments.startswith("*** Begin Patch")
+        assert (patch.model_extra or {})["reasoning_content"] == "**Removing the second addition**"
+        shell = run.messages[5]
+        assert shell.tool_calls is not None and shell.tool_calls[0].name == "local_shell"
+        assert json.loads(shell.tool_calls[0].arguments)["command"] == ["sed", "-n", "35,60p", "src/report.py"]
+
+    def test_outputs_answer_their_call_id(self, run: Conversation) -> None:
+        tools = [(m.tool_call_id, m.text[:16]) for m in run.messages if m.role == "tool"]
+        assert tools == [
+            ("call_r7Ax01", '{"output":"src/r'),
+            ("call_r7Ax02", "def stock_total("),  # the older {content, success} output
+            ("call_r7Ax03", '{"output":"Succe'),
+            ("call_r7Ax04", "test_report.py\n"),
+            ("call_r7Ax05", "aborted"),  # interrupted: the result Codex gives a call that has none
+        ]
+
+    def test_usage_is_the_window_of_each_call(self, run: Conversation) -> None:
+        totals = [m.reported_total_tokens for m in run.messages if m.role == "assistant"]
+        # the repeated token_count and the summarisation request's usage attach to nothing
+        assert totals == [5306, 5452, 5782, 5928, 6042, 2149, 2791, 1227]
+        assert run.messages[3].usage_metadata == {
+            "input_tokens": 5210, "cached_input_tokens": 0, "output_tokens": 96, "reasoning_output_tokens": 64,
+            "total_tokens": 5306,
+        }
+
+    def test_both_compactions_are_recorded_with_their_sizes(self, run: Conversation) -> None:
+        local, remote = run.recorded_compactions
+        assert (local.source, local.index, local.tokens_before, local.tokens_after) == ("codex", 13, 6042, 1840)
+        assert local.summary.startswith(SUMMARY_PREFIX) and "stock_total" in local.summary
+        assert run.messages[local.index].content == local.summary and run.messages[local.index].internal
+        assert (remote.index, remote.summary, remote.tokens_before, remote.tokens_after) == (19, "", 2791, 960)
+
+    def test_metadata(self, run: Conversation) -> None:
+        assert {key: run.metadata[key] for key in ("agent", "model", "session_id", "cli_version", "context_window")} == {
+            "agent": "codex", "model": "gpt-5-codex", "session_id": "0199e0a4-5b6c-7d8e-9f01-23456789abcd",
+            "cli_version": "0.46.0", "context_window": 272000,
+        }
+
+    def test_readings(self, run: Conversation) -> None:
+        assert [describe_reading(reading) for reading in run.readings] == [
+            "5 user turns were written by the agent's harness and were read as internal",
+            "2 compactions the agent made itself are recorded in the file",
+            "1 recorded compactions keep their summary encrypted (only the provider can read it)",
+            '1 tool calls have no result in the file and were given the result "aborted", as Codex gives a call '
+            "that has none",
+            "6 lines that are not part of the conversation were skipped (event_msg copies of turns ×3, event_msg "
+            "context_compacted ×2, event_msg turn_aborted ×1)",
+            "the file names the model: gpt-5-codex",
+        ]
+
+
+class TestUsage:
+    def test_a_total_less_usage_is_input_plus_output(self) -> None:
+        run = rollout(user("hi"), line("response_item", {"type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": "hello"}]}), usage(100, 7, total=0))
+        assert run.messages[-1].reported_total_tokens == 107
+
+    def test_an_estimate_after_a_compaction_is_its_tokens_after(self) -> None:
+        estimate = line("event_msg", {"type": "token_count", "info": {"last_token_usage": {
+            "input_tokens": 0, "output_tokens": 0, "total_tokens": 321}}})
+        run = rollout(user("a"), line("compacted", {"message": "summary"}), estimate, user("b"))
+        assert run.recorded_compactions[0].tokens_after == 321
+        assert run.recorded_compactions[0].tokens_before is None
+        assert run.messages[1].content == "summary" and run.messages[1].internal
+
+    def test_the_summary_of_a_replacement_history_is_read_when_message_is_empty(self) -> None:
+        summary = SUMMARY_PREFIX + "\nwork so far"
+        history = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": summary}]}]
+        run = rollout(user("a"), line("compacted", {"message": "", "replacement_history": history}))
+        assert run.recorded_compactions[0].summary == summary
+        assert [reading.code for reading in run.readings].count("summaries_encrypted") == 0
+
+
+class TestDetection:
+    def test_a_rollout_is_not_taken_for_a_message_list(self) -> None:
+        run = rollout(line("session_meta", {"id": "s", "cwd": "/w", "cli_version": "0.1"}), user("fix it"))
+        assert run.source_format == "codex" and run.metadata["session_id"] == "s"
+        assert [m.role for m in run.messages] == ["user"]
+
+    def test_a_file_still_being_written_reads_to_its_last_whole_line(self, tmp_path: Path) -> None:
+        path = tmp_path / "rollout.jsonl"
+        path.write_text(user("fix it") + "\n" + user("and test it")[:40])
+        run = load_conversation(path)
+        assert [m.content for m in run.messages] == ["fix it"]
+        assert run.readings[-1].code == "truncated_tail"
+
+
+class TestBadInput:
+    @pytest.mark.parametrize(
+        ("lines", "problem"),
+        [
+            ([line("response_item", {"type": "function_call", "name": "shell", "arguments": "{}"})],
+             "rollout.jsonl: line 1: payload: missing call_id"),
+            ([json.dumps({"timestamp": "t", "type": "response_item", "payload": [1]})],
+             "rollout.jsonl: line 1: payload: expected a response_item payload (a JSON object), got list"),
+            ([user("a"), line("compacted", {"message": 7})],
+             "rollout.jsonl: line 2: payload.message: must be a string, got number"),
+            ([user("a"), line("event_msg", {"type": "token_count", "info": {"last_token_usage": {
+                "input_tokens": "many"}}})],
+             "rollout.jsonl: line 2: payload.info.last_token_usage.input_tokens: must be a number, got string 'many'"),
+            ([line("response_item", {"type": "message", "role": "robot", "content": []})],
+             "rollout.jsonl: line 1: payload.role: unknown role 'robot' (expected user, assistant, developer or system)"),
+            ([line("turn_context", {"model": "gpt-5"})], "rollout.jsonl: holds no messages"),
+        ],
+    )
+    def test_one_line_naming_the_field(self, lines: list[str], problem: str) -> None:
+        with pytest.raises(ConversationFormatError) as error:
+            rollout(*lines)
+        assert str(error.value) == problem
