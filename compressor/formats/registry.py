@@ -24,6 +24,7 @@ from compressor.formats import (
     records,
     responses,
     swe_agent,
+    swe_agent_text,
 )
 from compressor.formats.problems import FormatProblem, Loc
 from compressor.formats.shape import Reader, Shape
@@ -39,6 +40,7 @@ READERS: tuple[Reader, ...] = (
     gemini.READER,
     atif.READER,
     otel_traces.READER,
+    swe_agent_text.READER,
     swe_agent.READER,
     records.READER,
     chat.OBJECT_READER,
