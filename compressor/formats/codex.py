@@ -20,6 +20,8 @@ Schema: openai/codex ``codex-rs/protocol/src/protocol.rs`` (``RolloutLine``, ``R
   only an encrypted ``compaction`` item (summary left empty, with a reading).
   ``tokens_before`` = the window of the latest model call shown before it; ``tokens_after`` = Codex's own estimate
   of the new history (the ``token_count`` it writes right after a compaction: total only, input and output 0).
+- Older rollouts (before ``RolloutLine``, mid-2025): a first line ``{id, timestamp, instructions, git}``, then the
+  Responses items themselves, one a line, and ``{"record_type": "state"}`` markers: read by the same item parser.
 - ``event_msg`` ``token_count``: ``info.last_token_usage`` is the usage of the model call that just ended; its
   ``total_tokens`` (input + output of that call, so the window it filled; input + output when total is absent) goes
   on that call's assistant message as ``usage_metadata`` with the other counts beside it. A token_count with no
@@ -44,6 +46,8 @@ from compressor.formats.responses import (
     SUMMARY_PREFIX,
     ItemParser,
     finish_content,
+    from_items,
+    is_item,
     text_of,
 )
 from compressor.formats.session_log import SessionLog, token_count, tool_defs
@@ -195,12 +199,46 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
     return rollout.log.conversation(name, unanswered=ABORTED, unanswered_note=ABORTED_NOTE)
 
 
+def _is_old_header(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("timestamp"), str)
+        and not {"type", "role", "payload"} & value.keys()
+    )
+
+
+def _is_old_rollout(shape: Shape) -> bool:
+    objects = shape.objects
+    return bool(objects) and _is_old_header(objects[0]) and any(map(is_item, objects[1:50]))
+
+
+def from_old_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation:
+    """An older rollout: a session header line, then Responses items and state markers."""
+    lines = list(located)
+    header = lines[0][1]
+    metadata = {"agent": "codex", "session_id": header["id"], "started_at": header["timestamp"]}
+    items = [
+        (loc, value) for loc, value in lines[1:] if not (isinstance(value, dict) and "record_type" in value)
+    ]
+    skipped = {"the session header and state markers": len(lines) - len(items)}
+    return from_items(items, name=name, metadata=metadata, source_format=SOURCE_FORMAT, skipped=skipped)
+
+
 def _looks_like(shape: Shape) -> bool:
-    return shape.container != "object" and any(map(is_rollout_line, shape.objects[:50]))
+    return shape.container != "object" and (
+        any(map(is_rollout_line, shape.objects[:50])) or _is_old_rollout(shape)
+    )
+
+
+def _read(shape: Shape) -> list[Conversation]:
+    if _is_old_rollout(shape):
+        return [from_old_lines(shape.located(), name=shape.stem)]
+    return [from_lines(shape.located(), name=shape.stem)]
 
 
 READER = Reader(
     name=SOURCE_FORMAT,
     looks_like=_looks_like,
-    read=lambda shape: [from_lines(shape.located(), name=shape.stem)],
+    read=_read,
 )

@@ -21,7 +21,8 @@ Schema: google-gemini/gemini-cli ``packages/core/src/services/chatRecordingServi
   reply, thoughts and tool-use prompt of that call, so the window it filled) → ``usage_metadata.total_tokens``;
   ``tokens.input`` beside it. ``model`` → ``metadata["model"]``.
 - Roles (``GEMINI_RULES``, after ``isIgnoredUserContent``): a user record starting with ``/`` or ``?`` is a CLI
-  command the model never sees (skipped); ``<session_context>`` / ``<hook_context>`` text is injected context
+  command the model never sees (skipped); ``<session_context>`` / ``<hook_context>`` text (and the older untagged "This is the Gemini CLI. We are setting
+  up the context…") is injected context
   (internal); a user turn holding a ``<state_snapshot>`` is the summary Gemini CLI's chat compression put in place
   of the history (internal, a recorded compaction: ``tokens_before`` is the window of the latest model call before it; the
   file keeps no count for after it); other user text is a real request. ``info`` / ``error`` / ``warning`` records are CLI notices, not turns (skipped, with a reading).
@@ -45,7 +46,9 @@ MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")
 NOTICE_TYPES = ("info", "error", "warning")
 #: User input the CLI handles itself (slash commands, help): never sent to the model.
 COMMAND_PREFIXES = ("/", "?")
-GEMINI_RULES = TurnRules(internal_prefixes=("<session_context>", "<hook_context>"))
+#: The environment context the CLI sends first (``utils/environmentContext.ts``; older versions left out the tag).
+SESSION_CONTEXT = "This is the Gemini CLI. We are setting up the context for our chat."
+GEMINI_RULES = TurnRules(internal_prefixes=("<session_context>", "<hook_context>", SESSION_CONTEXT))
 #: The block Gemini CLI's compression summary is written in (``chatCompressionService.ts``).
 SNAPSHOT_TAG = "<state_snapshot>"
 NO_RESULT = "(no result was recorded for this call)"

@@ -16,7 +16,8 @@ compressionStatus}, compressedHistory}``, ``recordUserMessage`` / ``recordNotifi
   result, anything else (``system``, ``goal_control``, ``goal_runtime`` …) internal. Records without it (older
   versions) go by ``subtype``: ``notification`` and ``cron`` are harness-written (internal), a
   ``mid_turn_user_message`` is the user typing while tools ran (a request, placed after those tools' results:
-  Qwen sends it inside their Content), else ``QWEN_RULES`` (a ``<system-reminder>`` turn is internal). ``functionResponse`` parts are tool results answering their call.
+  Qwen sends it inside their Content), else ``QWEN_RULES`` (a ``<system-reminder>`` turn and the startup
+  environment context are internal). ``functionResponse`` parts are tool results answering their call.
 - ``chat_compression``: an internal user message carries the summary (the user turn of ``compressedHistory`` with
   the ``<state_snapshot>``; the turns kept after it repeat earlier records, so they are not added again);
   ``tokens_before`` / ``tokens_after`` = ``info.originalTokenCount`` / ``info.newTokenCount``. Other ``system``
@@ -42,7 +43,9 @@ from compressor.messages import Conversation
 SOURCE_FORMAT = "qwen-code"
 RECORD_TYPES = ("user", "assistant", "tool_result", "system")
 INTERNAL_SUBTYPES = ("notification", "cron")
-QWEN_RULES = TurnRules(internal_tags=("system-reminder",))
+#: The environment context Qwen Code sends first (its fork of Gemini CLI's ``getEnvironmentContext``).
+SESSION_CONTEXT = "This is the Qwen Code. We are setting up the context for our chat."
+QWEN_RULES = TurnRules(internal_prefixes=(SESSION_CONTEXT,), internal_tags=("system-reminder",))
 SNAPSHOT_TAG = "<state_snapshot>"
 NO_RESULT = "(no result was recorded for this call)"
 
@@ -140,7 +143,10 @@ class _Session:
         fallback = (record.get("toolCallResult") or {}).get("callId") if kind == "tool_result" else None
         for response in parts.responses:
             call_id = self.ids.response(response, fallback if len(parts.responses) == 1 else None)
-            data: dict[str, Any] = {"role": "tool", "tool_call_id": call_id or f"unpaired_{response.get('name')}"}
+            data: dict[str, Any] = {
+                "role": "tool",
+                "tool_call_id": call_id or f"unpaired_{response.get('name')}",
+            }
             data["content"] = gemini_parts.response_text(response)
             if isinstance(response.get("name"), str):
                 data["name"] = response["name"]
@@ -167,7 +173,9 @@ class _Session:
             self.log.skip("empty assistant records")
             return
         if record.get("usageMetadata") is not None:
-            usage = gemini_parts.usage(gemini_parts.check_counts(record["usageMetadata"], loc.key("usageMetadata")))
+            usage = gemini_parts.usage(
+                gemini_parts.check_counts(record["usageMetadata"], loc.key("usageMetadata"))
+            )
             if usage is not None:
                 data["usage_metadata"] = usage
         if isinstance(record.get("model"), str) and record["model"]:

@@ -325,9 +325,11 @@ def from_items(
     metadata: dict[str, Any] | None = None,
     loc: Loc | None = None,
     source_format: str = SOURCE_FORMAT,
+    skipped: dict[str, int] | None = None,
 ) -> Conversation:
-    """One conversation from Responses items, each with its location."""
+    """One conversation from Responses items, each with its location; ``skipped`` counts what the caller left out."""
     log = SessionLog(source_format=source_format, metadata=dict(metadata or {}))
+    log.skipped.update(skipped or {})
     parser = ItemParser(log)
     for item_loc, value in located:
         if isinstance(value, dict) and "type" not in value and "role" not in value:

@@ -154,6 +154,20 @@ class TestDetection:
         assert run.source_format == "codex" and run.metadata["session_id"] == "s"
         assert [m.role for m in run.messages] == ["user"]
 
+    def test_an_older_rollout_of_bare_items(self) -> None:
+        header = json.dumps({"id": "5973b6c0", "timestamp": "2025-06-03T17:32:10.522Z", "instructions": None})
+        state = json.dumps({"record_type": "state"})
+        call = json.dumps({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"})
+        output = json.dumps({"type": "function_call_output", "call_id": "c1", "output": "a.py"})
+        items = [json.loads(user("<user_instructions>\nuse uv\n</user_instructions>"))["payload"],
+                 json.loads(user("list the files"))["payload"]]
+        run = load_conversation("\n".join([header, state, *map(json.dumps, items), state, call, output]) + "\n",
+                                name="rollout.jsonl")
+        assert (run.source_format, run.metadata["session_id"], run.metadata["agent"]) == ("codex", "5973b6c0", "codex")
+        assert [(m.role, m.internal) for m in run.messages] == [
+            ("user", True), ("user", False), ("assistant", False), ("tool", False)]
+        assert run.readings[-1].detail == "the session header and state markers ×3"
+
     def test_a_file_still_being_written_reads_to_its_last_whole_line(self, tmp_path: Path) -> None:
         path = tmp_path / "rollout.jsonl"
         path.write_text(user("fix it") + "\n" + user("and test it")[:40])
