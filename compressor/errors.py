@@ -4,6 +4,7 @@
      ├── ConversationFormatError   a file or value is not a conversation we can read (file + problem)
      ├── DumpFormatError           a dump file cannot be read as a compaction dump
      ├── ConfigError               a setting is out of range or refers to something unknown
+     ├── OutputError               an output file cannot be written (path + reason)
      └── BackendError              a model call failed; carries kind, status_code, retryable
           └── BackendTimeout       the model did not answer in time
 
@@ -39,6 +40,15 @@ class DumpFormatError(CompressorError, ValueError):
 
 class ConfigError(CompressorError, ValueError):
     """A setting is invalid; the message names the setting."""
+
+
+class OutputError(CompressorError):
+    """An output file could not be written: ``str(error)`` is ``"<path>: <reason>"`` on one line."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = " ".join(problem.split())
+        super().__init__(f"{path}: {self.problem}")
 
 
 class ErrorKind(StrEnum):

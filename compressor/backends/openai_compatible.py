@@ -1,11 +1,14 @@
 """An OpenAI-compatible Chat Completions backend over httpx (OpenAI, vLLM, Ollama, DeepSeek, DashScope, OpenRouter).
 
 Invariant: every failure leaves ``complete`` as one BackendError classified from the status code and the
-server's own error text (never the URL); the API key is sent only as a header and never appears in an error.
+server's own error text (never the URL), within one deadline for the whole call and the caps of ``ReplyLimits``;
+the API key is sent only as a header, and no form of it (``KeyGuard``) survives in an error or a reply.
 """
 
 from __future__ import annotations
 
+import asyncio
+import codecs
 import json
 import math
 import re
@@ -19,12 +22,17 @@ from pydantic import ValidationError
 
 from ..config import ModelClientConfig, ModelRequestConfig
 from ..errors import BackendError, BackendTimeout, ConfigError, ErrorKind, classify
+from ..jsontext import json_text
+from ..keyguard import KeyGuard, key_problem
 from ..messages import Message, ToolDef
 from .base import ModelReply
+from .limits import ACCEPTED_ENCODINGS, ReplyLimits, ReplyRefused, read_body
+from .transport import BoundedTransport
 
 #: How much of a server's error text goes into an exception message.
 DETAIL_CHARS = 300
-REDACTED = "[redacted]"
+#: A reply nested deeper than this is not a chat completion (and must not reach a recursive walk).
+MAX_REPLY_DEPTH = 64
 _ANY_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
 
 
@@ -127,9 +135,14 @@ class OpenAICompatibleBackend:
         *,
         http_client: httpx.AsyncClient | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        limits: ReplyLimits | None = None,
     ) -> None:
+        problem = key_problem(client_config.api_key.get_secret_value())
+        if problem is not None:
+            raise ConfigError(f"api_key: {problem}")
         self.client_config = client_config
         self.request = request
+        self.limits = limits or ReplyLimits()
         self._http_client = http_client
         self._transport = transport
         try:
@@ -145,6 +158,10 @@ class OpenAICompatibleBackend:
     def _key(self) -> str:
         # Read from the SecretStr on demand, so no plain copy of the key sits in the backend's attributes.
         return self.client_config.api_key.get_secret_value()
+
+    @property
+    def _guard(self) -> KeyGuard:
+        return KeyGuard([self._key])
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> OpenAICompatibleBackend | None:
@@ -177,21 +194,33 @@ class OpenAICompatibleBackend:
         return body
 
     def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "Accept-Encoding": ACCEPTED_ENCODINGS,  # decoded by read_body, a bounded step at a time
+        }
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
         return headers
 
     async def complete(self, messages: Sequence[Message], tools: Sequence[ToolDef]) -> ModelReply:
-        body = self.request_body(messages, tools)
+        # Encoded here, not by httpx: lone surrogates are escaped and NaN is never sent.
+        body = json_text(self.request_body(messages, tools)).encode("utf-8")
+        deadline = self.client_config.timeout
         failure: BackendError | None = None
-        response: httpx.Response | None = None
+        answer: tuple[int, httpx.Headers, bytes] | None = None
         try:
-            response = await self._post(body)
-        except httpx.TimeoutException as exc:
+            async with asyncio.timeout(deadline):  # connect to last byte, interim responses and all
+                answer = await self._exchange(body)
+        except (TimeoutError, httpx.TimeoutException) as exc:
             failure = BackendTimeout(
-                f"the endpoint at {self.host} did not answer within {self.client_config.timeout:g} s "
-                f"({type(exc).__name__})"
+                f"the endpoint at {self.host} did not finish answering within {deadline:g} s "
+                f"({'the deadline of the whole call' if isinstance(exc, TimeoutError) else type(exc).__name__})"
+            )
+        except ReplyRefused as exc:
+            reason = self._guard.scrub(str(exc))
+            failure = BackendError(
+                f"the reply of the endpoint at {self.host} was refused: {reason}", kind=classify(reason)
             )
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             failure = self._transport_error(exc)
@@ -199,31 +228,38 @@ class OpenAICompatibleBackend:
         # its Authorization header) must not stay reachable as __context__ of what we raise.
         if failure is not None:
             raise failure
-        assert response is not None
-        return self._reply(response)
+        assert answer is not None
+        return self._reply(*answer)
 
-    async def _post(self, body: dict[str, Any]) -> httpx.Response:
-        timeout = httpx.Timeout(self.client_config.timeout)
+    async def _exchange(self, body: bytes) -> tuple[int, httpx.Headers, bytes]:
         if self._http_client is not None:
-            return await self._http_client.post(
-                self.endpoint, json=body, headers=self._headers(), timeout=timeout
-            )
+            return await self._send(self._http_client, body)
         # A client per call: compactions make a handful of requests, and a fresh client never outlives
         # the event loop it was made in (the CLI and the dashboard each run their own loops).
+        transport = self._transport or BoundedTransport(
+            verify=self.client_config.verify_ssl, limits=self.limits
+        )
         async with httpx.AsyncClient(
-            transport=self._transport, verify=self.client_config.verify_ssl, timeout=timeout
+            transport=transport, verify=self.client_config.verify_ssl, timeout=self.client_config.timeout
         ) as client:
-            return await client.post(self.endpoint, json=body, headers=self._headers())
+            return await self._send(client, body)
+
+    async def _send(self, client: httpx.AsyncClient, body: bytes) -> tuple[int, httpx.Headers, bytes]:
+        timeout = httpx.Timeout(self.client_config.timeout)
+        async with client.stream(
+            "POST", self.endpoint, content=body, headers=self._headers(), timeout=timeout
+        ) as response:
+            return response.status_code, response.headers, await read_body(response, self.limits)
 
     # -- the one place a response or a failure becomes an error --------------------------------
 
     def _scrub(self, text: str) -> str:
-        return text.replace(self._key, REDACTED) if self._key else text
+        return self._guard.scrub(text)
 
     def _transport_error(self, exc: Exception) -> BackendError:
         detail = str(exc).strip() or type(exc).__name__
         detail = _ANY_URL.sub("the endpoint", detail).replace(self.host, "the endpoint")
-        detail = self._scrub(_one_line(detail))
+        detail = self._scrub(_one_line(self._scrub(detail)))
         return BackendError(
             f"could not reach the endpoint at {self.host}: {detail}", kind=classify(detail, None)
         )
@@ -242,19 +278,21 @@ class OpenAICompatibleBackend:
         kind = classify(f"{summary} {extras}", status)
         return BackendError(summary, kind=kind, status_code=status, retry_after=parse_retry_after(headers))
 
-    def _reply(self, response: httpx.Response) -> ModelReply:
-        status = response.status_code
-        # An endpoint that echoes the request must not carry the key into a summary, a dump or the screen.
-        text = self._scrub(response.text)
+    def _reply(self, status: int, headers: httpx.Headers, data: bytes) -> ModelReply:
+        # An endpoint that echoes the request must not carry the key into a summary, a dump or the screen:
+        # scrubbed in the text, and again in the parsed values (a key written with \u escapes decodes whole).
+        text = self._scrub(data.decode(_charset(headers), errors="replace"))
         try:
             parsed: Any = json.loads(text) if text.strip() else None
-        except ValueError:
+            _check_depth(parsed)
+        except (ValueError, RecursionError):  # not JSON, an over-long integer, or nested past reason
             parsed = None
             malformed = True
         else:
             malformed = False
+            parsed = self._guard.scrub_value(parsed)
         if not 200 <= status < 300:
-            raise self.status_error(status, parsed, text, response.headers)
+            raise self.status_error(status, parsed, text, headers)
         if malformed or not isinstance(parsed, dict):
             shape = (
                 "not JSON"
@@ -270,7 +308,7 @@ class OpenAICompatibleBackend:
             # Some gateways answer 200 and put the real failure in the body.
             code = parsed["error"].get("code") if isinstance(parsed["error"], dict) else None
             inner = code if isinstance(code, int) and 400 <= code < 600 else status
-            raise self.status_error(inner, parsed, text, response.headers, answered=status)
+            raise self.status_error(inner, parsed, text, headers, answered=status)
         choices = parsed.get("choices")
         if not isinstance(choices, list):
             raise BackendError(
@@ -288,3 +326,26 @@ class OpenAICompatibleBackend:
         else:
             content = reply_text(first.get("text"))
         return ModelReply(content=content, usage=usage, raw=parsed)
+
+
+def _charset(headers: httpx.Headers) -> str:
+    """The charset the Content-Type names when Python knows it, else UTF-8 (what JSON is written in)."""
+    for part in headers.get("content-type", "").split(";")[1:]:
+        name, _, value = part.partition("=")
+        if name.strip().lower() == "charset":
+            try:
+                return codecs.lookup(value.strip().strip('"')).name
+            except LookupError:
+                break
+    return "utf-8"
+
+
+def _check_depth(value: Any) -> None:
+    """Raise ValueError when lists and objects nest deeper than MAX_REPLY_DEPTH (iteratively)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_REPLY_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_REPLY_DEPTH} levels")
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))

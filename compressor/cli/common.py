@@ -1,23 +1,28 @@
-"""What every command shares: exit codes, the settings flags, loading files, one-line errors, atomic writes.
+"""What every command shares: exit codes, the settings flags, loading files, one-line errors, guarded writes.
 
-Invariant: a command reports bad input as one line ``compaction-lab: <file or flag>: <problem>`` and exit 2;
-an output file appears whole or not at all.
+Invariant: a command reports bad input, or an output it cannot write, as one line ``compaction-lab: <file or
+flag>: <problem>`` and exit 2; an output file appears whole or not at all; nothing a command writes (stdout,
+stderr, files) holds a form of a key it knows (``KeyGuard``) or fails on text it cannot encode.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from pydantic import ValidationError
 
 from ..config import CurrentRoundCompressorConfig
-from ..errors import ConversationFormatError
+from ..dumps.files import remove_stale_temps, temp_pattern
+from ..errors import ConversationFormatError, OutputError
 from ..formats import load_conversations
+from ..jsontext import encodable
+from ..keyguard import KeyGuard
 from ..messages import Conversation
 from ..tokens import COUNTER_NAMES
 
@@ -83,20 +88,71 @@ def load_all(paths: Sequence[str], err: TextIO) -> tuple[list[Conversation], boo
     return conversations, ok
 
 
+def output_guard(args: argparse.Namespace) -> KeyGuard:
+    """Every key this run could know (``--api-key``, ``API_KEY``): no output may carry one, in any form."""
+    return KeyGuard([getattr(args, "api_key", None), os.environ.get("API_KEY")])
+
+
+class GuardedStream(io.TextIOBase):
+    """stdout or stderr behind the key guard: every write scrubbed, and written even where it cannot be encoded."""
+
+    def __init__(self, stream: TextIO, guard: KeyGuard) -> None:
+        self._stream = stream
+        self._guard = guard
+
+    def write(self, text: str) -> int:
+        clean = encodable(self._guard.scrub(text))
+        try:
+            self._stream.write(clean)
+        except UnicodeEncodeError:  # a terminal that is not UTF-8: escape what it cannot show
+            encoding = getattr(self._stream, "encoding", None) or "ascii"
+            self._stream.write(clean.encode(encoding, "backslashreplace").decode(encoding))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def writable(self) -> bool:
+        return True
+
+
+def guarded(stream: TextIO, guard: KeyGuard) -> TextIO:
+    return cast(TextIO, GuardedStream(stream, guard))
+
+
 def current_umask() -> int:
     current = os.umask(0)
     os.umask(current)
     return current
 
 
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def write_atomic(path: Path, text: str, *, guard: KeyGuard | None = None) -> None:
+    """Write ``text`` to ``path`` whole or not at all, scrubbed of ``guard``'s keys; OutputError when it cannot be.
+
+    The temp file sits beside the target and is removed on failure; temps of killed runs are removed later.
+    """
+    data = encodable(guard.scrub(text) if guard is not None else text).encode("utf-8")
+    if path.is_dir():
+        raise OutputError(str(path), "is a directory; give the path of a file to write")
+    prefix = f".{path.name}."
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temps(path.parent, temp_pattern(prefix, ".tmp"))
+        fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
+    except OSError as error:
+        raise OutputError(str(path), f"cannot write there: {_reason(error)}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.chmod(temp, 0o666 & ~current_umask())  # mkstemp makes 0600; an output file gets the usual permissions
         os.replace(temp, path)
+    except OSError as error:
+        Path(temp).unlink(missing_ok=True)
+        raise OutputError(str(path), f"cannot write the file: {_reason(error)}") from None
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or type(error).__name__

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 from pathlib import Path
 from typing import Any, TextIO
@@ -15,6 +14,8 @@ from ..backends import Backend, make_backend
 from ..compactor import CurrentRoundCompressor
 from ..config import ModelClientConfig, ModelRequestConfig
 from ..errors import CompressorError, ConfigError
+from ..jsontext import json_text
+from ..keyguard import key_problem
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -22,6 +23,7 @@ from .common import (
     add_settings,
     bad,
     load_all,
+    output_guard,
     settings_config,
     validation_line,
     write_atomic,
@@ -56,10 +58,14 @@ def backend_from(args: argparse.Namespace) -> Backend:
     model = args.model_name or os.environ.get("MODEL_NAME", "").strip()
     if not model:
         raise ConfigError("an endpoint needs a model name: pass --model NAME or set MODEL_NAME")
+    key, source = (args.api_key, "--api-key") if args.api_key else (os.environ.get("API_KEY", ""), "API_KEY")
+    problem = key_problem(key)
+    if problem is not None:  # refused before any client exists: the key is never sent
+        raise ConfigError(f"{source}: {problem}")
     client = ModelClientConfig(
         client_provider=os.environ.get("MODEL_PROVIDER", "").strip() or "OpenAI",
         api_base=base,
-        api_key=SecretStr(args.api_key or os.environ.get("API_KEY", "")),
+        api_key=SecretStr(key),
         timeout=args.timeout,
     )
     return make_backend("openai", client_config=client, request=ModelRequestConfig(model=model))
@@ -87,9 +93,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     result = asyncio.run(compressor.compact(conversations[0], force=args.force, preserve_instruction=args.preserve))
     if args.out:
-        write_atomic(Path(args.out), json.dumps(result.conversation.to_openjiuwen(), ensure_ascii=False, indent=2))
+        write_atomic(Path(args.out), json_text(result.conversation.to_openjiuwen(), indent=2), guard=output_guard(args))
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False), file=out)
+        print(json_text(result.to_dict()), file=out)
     else:
         print(f"[{result.backend_label}] {result.status_text}", file=out)
         for attempt in result.attempts:

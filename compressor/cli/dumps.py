@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..dumps import index_dumps
+from ..jsontext import json_text
 from .common import EXIT_BAD_INPUT, EXIT_OK, bad
 
 
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_BAD_INPUT
     index = index_dumps(directory)
     if args.json:
-        print(json.dumps(index.to_dict(), ensure_ascii=False), file=out)
+        print(json_text(index.to_dict()), file=out)
         return EXIT_OK
     rows = index.to_dict()
     print(f"{len(rows['dumps'])} dumps, {len(rows['broken'])} unreadable in {directory}", file=out)

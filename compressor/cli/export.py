@@ -4,7 +4,6 @@ ones a simulation of the current settings makes — as OpenTelemetry GenAI spans
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 from typing import Any, TextIO
@@ -14,6 +13,7 @@ from pydantic import ValidationError
 from .. import __version__
 from ..errors import ConfigError
 from ..export import compactions_of, otel_document
+from ..jsontext import json_text
 from ..replay import SummaryModel, simulate
 from .common import (
     EXIT_BAD_INPUT,
@@ -21,6 +21,7 @@ from .common import (
     add_settings,
     bad,
     load_all,
+    output_guard,
     settings_config,
     validation_line,
     write_atomic,
@@ -59,11 +60,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             )
         runs.append((conversation, compactions_of(conversation, simulation)))
     document = otel_document(runs, start_ns=time.time_ns(), version=__version__)
-    write_atomic(Path(args.otel), json.dumps(document, ensure_ascii=False))
+    write_atomic(Path(args.otel), json_text(document), guard=output_guard(args))
     spans = sum(len(compactions) for _, compactions in runs)
     summary_line = {"spans": spans, "conversations": len(runs), "path": args.otel}
     if args.json:
-        print(json.dumps(summary_line), file=out)
+        print(json_text(summary_line), file=out)
     else:
         print(f"{spans} compaction span(s) from {len(runs)} conversation(s) written to {args.otel}", file=out)
     return EXIT_OK if ok else EXIT_BAD_INPUT

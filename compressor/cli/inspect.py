@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any, TextIO
 
 from pydantic import ValidationError
 
 from ..analysis import Analysis, analyze
 from ..census import count_messages, describe_reading
+from ..jsontext import json_text
 from .common import EXIT_BAD_INPUT, EXIT_OK, add_settings, bad, load_all, settings_config, validation_line
 
 
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             conversation, config, context_max=args.context_max, model=args.model, counter=args.counter
         )
         if args.json:
-            print(json.dumps(analysis.to_dict(), ensure_ascii=False), file=out)
+            print(json_text(analysis.to_dict()), file=out)
         else:
             print(_format_analysis(analysis), file=out)
     return EXIT_OK if ok else EXIT_BAD_INPUT

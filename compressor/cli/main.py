@@ -1,19 +1,25 @@
 """The ``compaction-lab`` command: inspect, compact, simulate, dumps, dashboard.
 
 Invariant: bad input prints one line naming the file and the problem on stderr and exits 2, never a
-traceback; ``--json`` prints ``to_dict()`` of the same values the dashboard renders; inputs are never written.
+traceback; ``--json`` prints ``to_dict()`` of the same values the dashboard renders, as valid JSON; inputs are
+never written; stdout and stderr are behind the key guard of the run (``common.output_guard``).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from typing import TextIO
 
 from ..errors import CompressorError
 from . import compact, dashboard, dumps, export, inspect, runs, simulate
-from .common import EXIT_BAD_INPUT, bad
+from .common import EXIT_BAD_INPUT, bad, guarded, output_guard
+
+#: What a shell reports for a command whose reader went away (128 + SIGPIPE), e.g. ``… | head``.
+EXIT_BROKEN_PIPE = 141
 
 #: The commands in the order ``--help`` lists them; each module adds its parser and its ``run``.
 COMMANDS = (inspect, compact, simulate, dumps, runs, export, dashboard)
@@ -31,10 +37,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    out = out or sys.stdout
-    err = err or sys.stderr
     parser = build_parser()
     args = parser.parse_args(argv)
+    guard = output_guard(args)
+    to_terminal = out is None
+    out = guarded(out or sys.stdout, guard)
+    err = guarded(err or sys.stderr, guard)
     try:
         code: int = args.run(args, out, err)
     except CompressorError as error:
@@ -43,4 +51,15 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     except KeyboardInterrupt:
         bad("interrupted", err)
         return 130
+    except BrokenPipeError:
+        if to_terminal:
+            _quiet_stdout()
+        return EXIT_BROKEN_PIPE
     return code
+
+
+def _quiet_stdout() -> None:
+    """The reader of stdout is gone: point stdout at /dev/null so the interpreter's last flush cannot fail."""
+    with suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())

@@ -4,13 +4,13 @@ and messages."""
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import ConversationFormatError
 from ..formats import load_conversations
 from ..formats.places import find_sessions
+from ..jsontext import json_text
 from .common import EXIT_OK
 
 
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             row["messages"] = None
             row["error"] = str(error)
         if args.json:
-            print(json.dumps(row, ensure_ascii=False), file=out)
+            print(json_text(row), file=out)
         else:
             messages = "unreadable" if row["messages"] is None else f"{row['messages']:,} messages"
             print(

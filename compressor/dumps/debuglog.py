@@ -1,7 +1,8 @@
 """openJiuwen's context debug log: one JSON line per event, appended to ``{processor_type}.jsonl`` (SPEC §13).
 
 Invariant: each record is written with a single ``os.write`` on an ``O_APPEND`` descriptor, so concurrent
-writers never interleave lines; a failure to write is collected in ``errors`` and never raised.
+writers never interleave lines; a failure to write is collected in ``errors`` and never raised; a record holding
+any form of a guarded key (``KeyGuard``) is refused, and every line is valid JSON in UTF-8.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..jsontext import json_text
+from ..keyguard import KeyGuard
 from ..markers import DEBUG_DIR_ENV, PROCESSOR_TYPE
 from ..messages import Message
 from ..spans import Span
+from .files import UnreadableFile, read_regular
 
 DEFAULT_PROCESSOR = PROCESSOR_TYPE
 DEFAULT_SESSION_ID = "default_session_id"
@@ -149,7 +153,7 @@ class DebugLog:
         self.processor_type = processor_type
         self.session_id = session_id
         self.context_id = context_id
-        self._secrets = tuple(secret for secret in secrets if secret)
+        self._guard = KeyGuard(secrets)
         self.errors: list[str] = []
         self.written = 0
 
@@ -174,11 +178,11 @@ class DebugLog:
         }
         record.update(fields)
         try:
-            line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-        except (TypeError, ValueError) as exc:
+            line = json_text(record, default=str) + "\n"
+        except (TypeError, ValueError, RecursionError) as exc:
             self.errors.append(f"{self.path}: debug record {event!r} is not serialisable: {exc}")
             return False
-        if contains_secret(line, self._secrets):
+        if self._guard.holds(line):
             self.errors.append(f"{self.path}: debug record {event!r} refused: it contains a secret value")
             return False
         try:
@@ -226,15 +230,15 @@ def read_debug_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """All well-formed records of a debug log; unreadable lines (e.g. a torn last line) are skipped."""
     records: list[dict[str, Any]] = []
     try:
-        raw = Path(path).read_bytes()
-    except OSError:
+        raw = read_regular(Path(path))  # a FIFO or a device named like a log is never waited on
+    except UnreadableFile:
         return records
     for line in raw.splitlines():
         if not line.strip():
             continue
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # torn, not JSON, an over-long integer, nested past reason
             continue
         if isinstance(value, dict):
             records.append(value)
@@ -242,11 +246,5 @@ def read_debug_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 
 def contains_secret(text: str, secrets: Sequence[str]) -> bool:
-    """Whether any non-empty secret appears in ``text``, raw or JSON-escaped (quotes, backslashes, non-ASCII)."""
-    for secret in secrets:
-        if not secret:
-            continue
-        forms = {secret, json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1]}
-        if any(form in text for form in forms):
-            return True
-    return False
+    """Whether any form of any non-empty secret (``KeyGuard``: escaped, encoded, half of it) is in ``text``."""
+    return KeyGuard(secrets).holds(text)

@@ -1,13 +1,15 @@
 """Listing a directory of dumps: one summary row per readable dump, one ``{path, error}`` per broken file.
 
-Invariant: indexing never raises because of a file; a warm re-index of unchanged files parses none of them
-again (entries are cached by path, mtime and size), and no message object is built for a row.
+Invariant: indexing never raises because of a file; only regular files inside the folder are read (a link that
+leaves it, a FIFO, a name that is not UTF-8 are listed as broken, with the reason); a warm re-index of unchanged
+files parses none of them again (entries are cached by path, mtime and size), and no message object is built.
 """
 
 from __future__ import annotations
 
 import bisect
 import os
+import stat
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
@@ -16,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DumpFormatError
+from ..jsontext import encodable
 from .debuglog import debug_log_name, read_debug_log
+from .files import inside
 from .reader import DumpSummary, extension_retries, load_dump_file, summarise
 
 _StatKey = tuple[str, int, int]
@@ -99,6 +103,8 @@ class DumpIndexCache:
             built = _Entry(summarise(path, model, extension_retries(model)), None)
         except DumpFormatError as exc:
             built = _Entry(None, exc.problem)
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # one odd file never ends the listing
+            built = _Entry(None, f"unreadable ({type(exc).__name__})")
         with self._lock:
             self.files_read += 1
             self._entries[key] = built
@@ -138,14 +144,15 @@ def index_dumps(
     """
     cache = DEFAULT_CACHE if cache is None else cache
     root = Path(directory)
+    base = root if root.is_dir() else root.parent
     rows: list[DumpSummary] = []
     broken: list[dict[str, str]] = []
     logs: dict[tuple[Path, str], _LogIndex | None] = {}
-    for path, stat, problem in _dump_files(root, recursive):
-        if stat is None:
+    for path, info, problem in _dump_files(root, recursive):
+        if info is None:
             broken.append({"path": str(path), "error": problem})
             continue
-        entry = cache.entry(path, stat)
+        entry = cache.entry(path, info)
         if entry.summary is None:
             broken.append({"path": str(path), "error": entry.error or "unreadable"})
             continue
@@ -153,7 +160,8 @@ def index_dumps(
         if summary.retries is None:
             log_key = (path.parent, summary.processor_type)
             if log_key not in logs:
-                logs[log_key] = cache.log(path.parent / debug_log_name(summary.processor_type))
+                log_path = path.parent / debug_log_name(summary.processor_type)
+                logs[log_key] = cache.log(log_path) if inside(base, log_path) else None
             log = logs[log_key]
             if log is not None:
                 summary = replace(
@@ -166,12 +174,9 @@ def index_dumps(
 
 
 def _dump_files(root: Path, recursive: bool) -> Iterator[tuple[Path, os.stat_result | None, str]]:
-    """(path, stat, "") for candidate dump files, or (path, None, problem) for what cannot be listed."""
-    if root.is_file():
-        try:
-            yield root, root.stat(), ""
-        except OSError as exc:
-            yield root, None, f"cannot read the file: {exc.strerror or exc}"
+    """(path, stat, "") for candidate dump files, or (path, None, problem) for what is not read."""
+    if not root.is_dir():
+        yield _candidate(root.parent, root)
         return
     pending = [root]
     while pending:
@@ -190,8 +195,21 @@ def _dump_files(root: Path, recursive: bool) -> Iterator[tuple[Path, os.stat_res
                     if recursive:
                         pending.append(Path(item.path))
                     continue
-                if not item.name.endswith(".json"):
-                    continue
-                yield Path(item.path), item.stat(), ""
-            except OSError as exc:
-                yield Path(item.path), None, f"cannot read the file: {exc.strerror or exc}"
+            except OSError:
+                pass  # left to _candidate, which names the problem
+            if item.name.endswith(".json"):
+                yield _candidate(root, Path(item.path))
+
+
+def _candidate(root: Path, path: Path) -> tuple[Path, os.stat_result | None, str]:
+    if encodable(str(path)) != str(path):
+        return Path(encodable(str(path))), None, "the file name is not valid UTF-8; rename the file to read it"
+    try:
+        if path.is_symlink() and not inside(root, path):
+            return path, None, "a link to a file outside the folder; not followed"
+        info = path.stat()
+    except OSError as exc:
+        return path, None, f"cannot read the file: {exc.strerror or exc}"
+    if not stat.S_ISREG(info.st_mode):
+        return path, None, "not a regular file (a FIFO, a device or a folder); only files are read"
+    return path, info, ""

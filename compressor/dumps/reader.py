@@ -1,7 +1,8 @@
 """Reading a compression dump back (SPEC §13): openJiuwen's and ours, with the context before and after.
 
 Invariant: a file that is not a complete, well-shaped dump raises DumpFormatError with one line naming the
-file and the problem; before = the context openJiuwen compacted, after = ``context_after.messages``.
+file and the problem — anything that parses as JSON included: numbers are finite and plausible, timestamps are
+dates, nesting is bounded; before = the context openJiuwen compacted, after = ``context_after.messages``.
 """
 
 from __future__ import annotations
@@ -12,27 +13,35 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import DumpFormatError
+from ..formats.building import MAX_TOKEN_COUNT, check_content
+from ..formats.problems import FormatProblem, Loc, unreadable_number
+from ..formats.source import MAX_DEPTH, check_depth
 from ..markers import MEMORY_OPEN, REINJECTION_PREFIXES
 from ..messages import Message, ToolDef
 from ..tokens import get_counter
 from .debuglog import debug_log_name, read_debug_log
+from .files import UnreadableFile, read_regular
+
+#: The last second of the year 9999: a later (or negative) ``timestamp`` is not a date a dump was written on.
+MAX_TIMESTAMP = 253_402_300_799.0
+Count = Annotated[int, Field(ge=-MAX_TOKEN_COUNT, le=MAX_TOKEN_COUNT)]
 
 # -- the file format at the boundary ---------------------------------------------------------------
 
 
 class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
 
 class _Trigger(_Open):
-    context_max: int
-    total_tokens_before: int
-    target_tokens: int
+    context_max: Count
+    total_tokens_before: Count
+    target_tokens: Count
 
 
 class _Span(_Open):
@@ -58,13 +67,13 @@ class _Response(_Open):
 
 class _After(_Open):
     messages: list[dict[str, Any]]
-    total_tokens_after: int
+    total_tokens_after: Count
 
 
 class _Benefit(_Open):
-    tokens_before: int
-    tokens_after: int
-    reduction: int
+    tokens_before: Count
+    tokens_after: Count
+    reduction: Count
     reduction_ratio: float
 
 
@@ -85,31 +94,38 @@ class DumpFile(_Open):
     compression_response: _Response
     context_after: _After
     benefit: _Benefit
-    timestamp: float
+    timestamp: float = Field(ge=0, le=MAX_TIMESTAMP)
     compaction_lab: _Extension | None = None
 
 
 def load_dump_file(path: Path) -> DumpFile:
     """Parse and validate one dump file, raising DumpFormatError with one line naming the problem."""
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DumpFormatError(str(path), f"cannot read the file: {exc.strerror or exc}") from exc
+        raw = read_regular(path)  # a FIFO named *.json is refused, never waited on
+    except UnreadableFile as exc:
+        raise DumpFormatError(str(path), str(exc)) from None
     if not raw.strip():
         raise DumpFormatError(str(path), "the file is empty")
     try:
         data = json.loads(raw)
-    except ValueError as exc:
-        raise DumpFormatError(str(path), f"not valid JSON (a half-written or corrupt file?): {exc}") from exc
+        check_depth(data, Loc())
+    except RecursionError:
+        raise DumpFormatError(str(path), f"nested deeper than {MAX_DEPTH} levels") from None
+    except FormatProblem as problem:
+        raise DumpFormatError(str(path), problem.problem) from None
+    except json.JSONDecodeError as exc:
+        raise DumpFormatError(str(path), f"not valid JSON (a half-written or corrupt file?): {exc}") from None
+    except ValueError as exc:  # valid JSON Python will not read (an integer past the digit limit)
+        raise DumpFormatError(str(path), unreadable_number(exc)) from None
     if not isinstance(data, dict):
         raise DumpFormatError(str(path), f"not a compression dump: the top level is a {type(data).__name__}")
     try:
         model = DumpFile.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
+        first = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "top level"
         more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-        raise DumpFormatError(str(path), f"not a compression dump: {where}: {first['msg']}{more}") from exc
+        raise DumpFormatError(str(path), f"not a compression dump: {where}: {first['msg']}{more}") from None
     request, span = model.compression_request, model.span
     if len(request.messages_sent_to_model) < request.system_messages_count + 1:
         raise DumpFormatError(
@@ -341,10 +357,13 @@ def _messages(path: Path, where: str, items: Sequence[Any]) -> tuple[Message, ..
     built = []
     for index, item in enumerate(items):
         try:
+            check_content(item.get("content"), Loc(path=f"{where}[{index}].content"))
             built.append(Message.model_validate(item))
+        except FormatProblem as bad_part:
+            raise DumpFormatError(str(path), str(bad_part)) from None
         except ValidationError as exc:
             problem = exc.errors()[0]["msg"]
-            raise DumpFormatError(str(path), f"{where}[{index}] is not a message: {problem}") from exc
+            raise DumpFormatError(str(path), f"{where}[{index}] is not a message: {problem}") from None
     return tuple(built)
 
 

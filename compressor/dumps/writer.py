@@ -1,13 +1,13 @@
 """Compression dumps (SPEC §13): openJiuwen's file names and keys, written atomically; the one import point.
 
 Invariant: a dump file appears complete or not at all and never replaces another file, and our additions live
-under the one extra key ``compaction_lab``. Reading is in ``reader``, listing a directory in ``index``.
+under the one extra key ``compaction_lab``; no form of a guarded key is written, not even to a temp file, and the
+temp files of writers that died are removed by the next writer. Reading is in ``reader``, listing in ``index``.
 """
 
 from __future__ import annotations
 
 import errno
-import json
 import os
 import tempfile
 import time
@@ -19,15 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CompressorError
+from ..jsontext import json_text
+from ..keyguard import KeyGuard
 from ..markers import DUMP_DIR_ENV
 from ..messages import Message, ToolDef
 from ..reinjection import Reinjection
-from .debuglog import (
-    DEFAULT_PROCESSOR,
-    contains_secret,
-    resolve_dir,
-    safe_name_part,
-)
+from .debuglog import DEFAULT_PROCESSOR, resolve_dir, safe_name_part
+from .files import remove_stale_temps, temp_pattern
 
 EXTENSION_KEY = "compaction_lab"
 #: The keys every openJiuwen dump has, in its order.
@@ -45,6 +43,7 @@ OPENJIUWEN_KEYS: tuple[str, ...] = (
 )
 TEMP_PREFIX = ".dump-"
 TEMP_SUFFIX = ".tmp"
+TEMP_NAMES = temp_pattern(TEMP_PREFIX, TEMP_SUFFIX)
 _MAX_NAME_TRIES = 100_000
 _LINK_UNSUPPORTED = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS}
 
@@ -207,14 +206,15 @@ def write_dump(
     """Write ``record`` atomically under a new, unique name in ``directory`` and return its path.
 
     Never overwrites: a taken name gets ``_1``, ``_2``… Raises :class:`DumpWriteError` (an ``OSError``) when the
-    directory cannot be written or the record contains one of ``secrets``; no partial file is left behind.
+    directory cannot be written or the record contains any form of one of ``secrets``; no partial file is left
+    behind. NaN and infinities are written as null, lone surrogates as JSON escapes.
     """
     folder = Path(directory)
     try:
-        text = json.dumps(record, ensure_ascii=False, indent=2)
-    except (TypeError, ValueError) as exc:
+        text = json_text(record, indent=2)
+    except (TypeError, ValueError, RecursionError) as exc:
         raise DumpWriteError(f"{folder}: the dump record is not JSON-serialisable: {exc}") from exc
-    if contains_secret(text, secrets):
+    if KeyGuard(secrets).holds(text):
         raise DumpWriteError(f"{folder}: refusing to write a dump that contains a secret value")
     data = text.encode("utf-8")
     stamp = record.get("timestamp")
@@ -227,6 +227,7 @@ def write_dump(
     temp: Path | None = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        remove_stale_temps(folder, TEMP_NAMES)
         fd, temp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=folder)
         temp = Path(temp_name)
         with os.fdopen(fd, "wb") as handle:

@@ -1,11 +1,13 @@
 """Build Message, ToolDef and Conversation values from JSON data, with errors that name the field.
 
 Invariant: every function here either returns a validated value or raises a FormatProblem whose
-location points at the offending field; a pydantic ValidationError never escapes.
+location points at the offending field; a pydantic ValidationError never escapes. Numbers are finite and
+token counts plausible (``is_number``, ``check_usage``), so no later float or int conversion can fail.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -25,6 +27,8 @@ from compressor.messages import ROLES, Conversation, Message, ToolDef
 
 #: Roles other chat formats use for the same thing as one of ours.
 ROLE_ALIASES: dict[str, str] = {"developer": "system"}
+#: More tokens than any context window will hold: a count past it is a broken file, refused before any sum.
+MAX_TOKEN_COUNT = 10**12
 
 
 def indexed(items: list[Any], base: Loc) -> Iterator[tuple[Loc, Any]]:
@@ -45,19 +49,35 @@ def taking(items: list[Any], base: Loc) -> Iterator[tuple[Loc, Any]]:
 
 
 def is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A JSON number a float can hold: not a boolean, NaN, an infinity (``1e999``) or an integer past 1e308."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 def check_usage(usage: Any, loc: Loc) -> dict[str, Any]:
-    """A usage object whose token counts are numbers (or null)."""
+    """A usage object whose token counts are finite numbers no larger than MAX_TOKEN_COUNT (or null)."""
     usage = expect_dict(usage, loc, "a usage object")
     for key, value in usage.items():
-        if key.endswith("tokens") and value is not None and not is_number(value):
-            raise FormatProblem(loc.key(key), f"must be a number, got {type_name(value)} {short(value)}")
+        if not (isinstance(key, str) and key.endswith("tokens")) or value is None:
+            continue
+        if not is_number(value):
+            kind = (
+                "a finite number"
+                if isinstance(value, int | float) and not isinstance(value, bool)
+                else "a number"
+            )
+            raise FormatProblem(loc.key(key), f"must be {kind}, got {type_name(value)} {short(value)}")
+        if abs(value) > MAX_TOKEN_COUNT:
+            raise FormatProblem(loc.key(key), f"{value:.3g} tokens is more than any context window holds")
     return usage
 
 
-def _check_content(content: Any, loc: Loc) -> None:
+def check_content(content: Any, loc: Loc) -> None:
+    """Content is null, a string, or a list of strings and objects whose ``type`` (if any) is a string."""
     if content is None or isinstance(content, str):
         return
     if not isinstance(content, list):
@@ -66,6 +86,11 @@ def _check_content(content: Any, loc: Loc) -> None:
         if not isinstance(part, str | dict):
             raise FormatProblem(
                 loc.key(index), f"a content part must be a string or an object, got {type_name(part)}"
+            )
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind is not None and not isinstance(kind, str):
+            raise FormatProblem(
+                loc.key(index).key("type"), f"must be a string, got {type_name(kind)} {short(kind)}"
             )
 
 
@@ -96,7 +121,7 @@ def build_message(data: Any, loc: Loc) -> Message:
         data = {**data, "role": ROLE_ALIASES[role]}
     elif not isinstance(role, str) or role not in ROLES:
         raise FormatProblem(loc.key("role"), f"unknown role {short(role)} (expected {ROLE_CHOICES})")
-    _check_content(data.get("content"), loc.key("content"))
+    check_content(data.get("content"), loc.key("content"))
     _check_tool_calls(data.get("tool_calls"), loc.key("tool_calls"))
     if data.get("usage_metadata") is not None:
         check_usage(data["usage_metadata"], loc.key("usage_metadata"))

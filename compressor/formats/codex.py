@@ -130,14 +130,23 @@ class _Rollout:
         encrypted = not summary and any(
             isinstance(item, dict) and item.get("type") in COMPACTION_TYPES for item in history or []
         )
-        record = self.log.compaction(
-            summary,
-            loc,
-            tokens_before=self.log.last_reported_total(),
-            tokens_after=self.estimate,
-            encrypted=encrypted,
-            content=summary or (ENCRYPTED_SUMMARY if encrypted else "(no summary recorded)"),
-        )
+        content = summary or (ENCRYPTED_SUMMARY if encrypted else "(no summary recorded)")
+        before = self.log.last_reported_total()
+        record = self.log.compaction_at_end()
+        if record is not None and record.encrypted and not record.summary:
+            # The server's compaction item was written as its own item just before: the same compaction.
+            record.summary, record.encrypted = summary, not summary
+            record.tokens_before, record.tokens_after = before, self.estimate
+            self.log.entries[record.entry].data["content"] = summary or ENCRYPTED_SUMMARY
+        else:
+            record = self.log.compaction(
+                summary,
+                loc,
+                tokens_before=before,
+                tokens_after=self.estimate,
+                encrypted=encrypted,
+                content=content,
+            )
         self.awaiting = record if self.estimate is None else None
         self.estimate = None
         self.usage_mark = len(self.log.entries)

@@ -6,6 +6,7 @@ Invariant: every problem a format module finds is a ``FormatProblem`` carrying a
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,9 +64,20 @@ def type_name(value: Any) -> str:
 
 
 def short(value: Any, limit: int = 40) -> str:
-    """A short repr for an error message; long values are cut."""
-    text = repr(value)
+    """A short repr for an error message; long values are cut, and an integer too long to print is described."""
+    try:
+        text = repr(value)
+    except ValueError:  # past Python's int-to-str digit limit
+        return f"an integer of about {value.bit_length() * 0.30103:,.0f} digits"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def unreadable_number(error: ValueError) -> str:
+    """The problem with JSON that parses but that Python refuses to turn into values (``json.loads``'s ValueError)."""
+    if "digits" in str(error):
+        limit = sys.get_int_max_str_digits()
+        return f"holds an integer of more than {limit:,} digits, longer than Python reads (a corrupt file?)"
+    return f"not readable JSON ({error})"
 
 
 def expect_dict(value: Any, loc: Loc, what: str) -> dict[str, Any]:

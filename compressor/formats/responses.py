@@ -226,6 +226,9 @@ class ItemParser:
             self._assistant(loc)["content"].append(part)
         elif kind in COMPACTION_TYPES:
             self.end_turn()
+            if self.log.compaction_at_end() is not None:
+                self.log.skip("compaction items repeating the compaction just recorded")
+                return
             self.log.compaction(
                 "", loc, encrypted=True, content="[compaction summary, encrypted by the server]"
             )

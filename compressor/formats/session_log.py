@@ -28,7 +28,7 @@ class Entry:
 
 
 @dataclass
-class _Compaction:
+class CompactionNote:
     entry: int
     summary: str
     tokens_before: int | None
@@ -46,7 +46,7 @@ class SessionLog:
     metadata: dict[str, Any] = field(default_factory=dict)
     skipped: Counter[str] = field(default_factory=Counter)
     chunks_joined: int = 0
-    _compactions: list[_Compaction] = field(default_factory=list)
+    _compactions: list[CompactionNote] = field(default_factory=list)
 
     def add(self, data: dict[str, Any], loc: Loc) -> int:
         """Append one message's fields; returns its entry index."""
@@ -65,14 +65,20 @@ class SessionLog:
         tokens_after: int | None = None,
         encrypted: bool = False,
         content: str | None = None,
-    ) -> _Compaction:
+    ) -> CompactionNote:
         """A compaction the agent recorded: an internal user message carries its summary from here on."""
         index = self.add(
             {"role": "user", "content": summary if content is None else content, "internal": True}, loc
         )
-        record = _Compaction(index, summary, tokens_before, tokens_after, encrypted)
+        record = CompactionNote(index, summary, tokens_before, tokens_after, encrypted)
         self._compactions.append(record)
         return record
+
+    def compaction_at_end(self) -> CompactionNote | None:
+        """The latest recorded compaction when its summary message is still the last entry (a repeat of it can merge)."""
+        if self._compactions and self._compactions[-1].entry == len(self.entries) - 1:
+            return self._compactions[-1]
+        return None
 
     def last_assistant(self, since: int = 0) -> Entry | None:
         """The latest assistant entry at or after entry index ``since``."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from compressor.errors import ConversationFormatError
-from compressor.formats.problems import FormatProblem, Loc
+from compressor.formats.problems import FormatProblem, Loc, unreadable_number
 
 #: Larger files are refused without being read (the dashboard and CLI hold a conversation in memory).
 MAX_FILE_BYTES = 200 * 1024 * 1024
@@ -250,6 +250,8 @@ def _parse_text(text: str, label: str, stem: str, jsonl: bool) -> Document:
         except json.JSONDecodeError as error:
             if not (error.msg == "Extra data" and _first_line_is_json(text)):
                 raise ConversationFormatError(label, _json_problem(error, text)) from None
+        except ValueError as error:  # valid JSON Python will not read: an integer past the digit limit
+            raise ConversationFormatError(label, unreadable_number(error)) from None
         else:
             _guard(lambda: check_depth(value, Loc()), label)
             return Document(label=label, stem=stem, value=value)
@@ -310,6 +312,8 @@ def _parse_lines(text: str) -> tuple[list[tuple[int, Any]], bool]:
             if number == len(raws) and values:
                 return values, True  # the writer is mid-line: read up to the last whole record
             raise FormatProblem(loc, f"not valid JSON ({error.msg} at column {error.colno})") from None
+        except ValueError as error:
+            raise FormatProblem(loc, unreadable_number(error)) from None
         check_depth(value, loc)
         values.append((number, value))
     return values, False

@@ -148,6 +148,18 @@ class TestUsage:
         assert [reading.code for reading in run.readings].count("summaries_encrypted") == 0
 
 
+class TestOneCompactionWrittenTwice:
+    ITEM = line("response_item", {"type": "compaction", "encrypted_content": "gAAA"})
+
+    @pytest.mark.parametrize("item_first", [True, False])
+    def test_a_compaction_item_beside_its_compacted_line_is_one_compaction(self, item_first: bool) -> None:
+        compacted = line("compacted", {"message": "", "replacement_history": [{"type": "compaction", "encrypted_content": "gAAA"}]})
+        pair = [self.ITEM, compacted] if item_first else [compacted, self.ITEM]
+        run = rollout(user("a"), *pair, user("b"))
+        assert len(run.recorded_compactions) == 1
+        assert [m.text for m in run.messages] == ["a", "[compaction summary, encrypted by the server]", "b"]
+
+
 class TestDetection:
     def test_a_rollout_is_not_taken_for_a_message_list(self) -> None:
         run = rollout(line("session_meta", {"id": "s", "cwd": "/w", "cli_version": "0.1"}), user("fix it"))
