@@ -620,7 +620,7 @@ class TestOfflineBackend:
 
     def test_errors_from_tool_results(self) -> None:
         blockers = section(offline_reply(), 9)
-        assert "- Traceback (most recent call last):" in blockers
+        assert "Traceback (most recent call last)" not in blockers  # a header names no error
         assert "- ValueError: empty line at 3" in blockers
         assert "- FAILED tests/test_parser.py::test_blank" in blockers
         assert "edited 1 hunk" not in blockers
@@ -648,7 +648,7 @@ class TestOfflineBackend:
         assert "hunter2" not in reply
         assert "My token is [redacted] and password=[redacted]" in reply
 
-    def test_sections_are_capped(self) -> None:
+    def test_the_call_list_is_capped_and_the_evidence_fits_the_budget(self) -> None:
         calls = [
             Message(
                 role="assistant",
@@ -672,9 +672,10 @@ class TestOfflineBackend:
         assert completed.count("\n- ") + 1 == MAX_ITEMS + 1  # the items and the "earlier items" note
         assert "(28 earlier items not listed)" in completed
         assert "echo 39" in completed and "echo 27" not in completed
-        assert section(reply, 9).count("- RuntimeError: case") == MAX_ITEMS
+        # Evidence is no longer capped at MAX_ITEMS: every distinct error fits the default budget.
+        assert section(reply, 9).count("- RuntimeError: case") == 40
 
-    def test_coverage_counts_every_item_beyond_the_caps(self) -> None:
+    def test_coverage_counts_every_distinct_item(self) -> None:
         steps = [
             m
             for i in range(40)
@@ -692,8 +693,8 @@ class TestOfflineBackend:
             )
         ]
         reply = offline_reply([Message(role="user", content="go"), *steps, PROMPT])
-        assert "- Tool calls: 40; commands: 40; files: 12; error lines: 80." in reply
-        assert "src/m15/f.py" not in section(reply, 8)  # older than the 24 paths mentioned last
+        assert "- Tool calls: 40; commands: 40; files: 40; errors: 80; identifiers: 0 (distinct)." in reply
+        assert "src/m15/f.py" in section(reply, 8)  # the default budget holds every path
 
     def test_a_request_with_only_the_prompt_still_has_every_section(self) -> None:
         reply = offline_reply([Message(role="system", content="s"), PROMPT], [])
@@ -853,12 +854,16 @@ class TestMakeBackend:
             make_backend(spec, env={})
 
 
-def test_the_files_section_lists_the_newest_mentions() -> None:
+def test_the_files_section_lists_the_newest_mentions_first_when_the_budget_is_short() -> None:
     messages = [Message(role="user", content="tidy the modules")]
     messages += [Message(role="assistant", content=f"Looked at src/m{i}.py next.") for i in range(40)]
     messages.append(Message(role="user", content="checkpoint now"))
-    reply = build_reply(messages)
-    files = reply.split("### 8. Files, Code Areas, Artifacts", 1)[1].split("### 9.", 1)[0]
+    files = build_reply(messages, budget_tokens=300).split("### 8. Files, Code Areas, Artifacts", 1)[1]
+    files = files.split("### 9.", 1)[0]
     listed = [f"src/m{i}.py" for i in range(40) if f"src/m{i}.py" in files.split()]
     assert "src/m39.py" in files and "src/m0.py" not in files.split()
     assert listed == [f"src/m{i}.py" for i in range(40 - len(listed), 40)]
+    assert f"({40 - len(listed)} more not listed: over the size budget)" in files
+    # With the default budget every path is listed.
+    everything = build_reply(messages).split("### 8.", 1)[1].split("### 9.", 1)[0]
+    assert all(f"src/m{i}.py" in everything.split() for i in range(40))
