@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compressor.formats.roles import TurnRules
-from compressor.formats.tally import Tally
+from compressor.formats.tally import Tally, fill_unanswered
 from compressor.messages import Message, RecordedCompaction
 
 SOURCE = "claude-code"
@@ -89,7 +89,7 @@ def classify(messages: list[Message]) -> ClaudeTurns:
             continue
         out[index] = message.model_copy(update={"internal": True})
         internal += 1
-    out, compactions, filled = _fill_unanswered(out, compactions)
+    out, compactions, filled = fill_unanswered(out, compactions, NO_RESULT)
     tally = Tally()
     tally.add("internal_user_turns", internal)
     tally.add("recorded_compactions", len(compactions))
@@ -122,32 +122,3 @@ def _count(value: Any) -> int | None:
     return (
         int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else None
     )
-
-
-def _fill_unanswered(
-    messages: list[Message], compactions: list[RecordedCompaction]
-) -> tuple[list[Message], list[RecordedCompaction], int]:
-    """Give a call the file holds no result for a stand-in result after the results of its reply.
-
-    In Claude Code's files this is the call a compaction cut off: the summary replaced the history before its
-    result was logged. Compaction indices move with the messages they point at.
-    """
-    answered = {message.tool_call_id for message in messages if message.role == "tool"}
-    out: list[Message] = []
-    moved: dict[int, int] = {}
-    waiting: list[Message] = []  # stand-ins for the latest reply, placed after the results that follow it
-    for index, message in enumerate(messages):
-        if waiting and message.role != "tool":
-            out.extend(waiting)
-            waiting = []
-        moved[index] = len(out)
-        out.append(message)
-        for call in message.tool_calls or ():
-            if call.id not in answered:
-                waiting.append(Message(role="tool", tool_call_id=call.id, name=call.name, content=NO_RESULT))
-    out.extend(waiting)
-    filled = len(out) - len(messages)
-    if not filled:
-        return messages, compactions, 0
-    shifted = [c.model_copy(update={"index": moved[c.index]}) for c in compactions]
-    return out, shifted, filled

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from compressor.formats import (
     agents_sqlite,
+    antigravity,
     atif,
     chat,
     claude_code,
@@ -40,6 +41,7 @@ READERS: tuple[Reader, ...] = (
     qwen.READER,
     gemini.READER,
     gemini_history.READER,
+    antigravity.READER,
     atif.READER,
     otel_traces.READER,
     swe_agent_text.READER,

@@ -79,3 +79,32 @@ def assemble(
         )
     except ValidationError as error:
         raise problem_from_validation(error, loc or Loc()) from None
+
+
+def fill_unanswered(
+    messages: list[Message], compactions: list[RecordedCompaction], result: str
+) -> tuple[list[Message], list[RecordedCompaction], int]:
+    """Give each tool call the file holds no result for a stand-in ``result``, after the results of its reply.
+
+    Compaction indices move with the messages they point at; returns the messages, the compactions and how many
+    results were filled in (0: the inputs are returned as they are).
+    """
+    answered = {message.tool_call_id for message in messages if message.role == "tool"}
+    out: list[Message] = []
+    moved: dict[int, int] = {}
+    waiting: list[Message] = []  # stand-ins for the latest reply, placed after the results that follow it
+    for index, message in enumerate(messages):
+        if waiting and message.role != "tool":
+            out.extend(waiting)
+            waiting = []
+        moved[index] = len(out)
+        out.append(message)
+        for call in message.tool_calls or ():
+            if call.id not in answered:
+                waiting.append(Message(role="tool", tool_call_id=call.id, name=call.name, content=result))
+    out.extend(waiting)
+    filled = len(out) - len(messages)
+    if not filled:
+        return messages, compactions, 0
+    return out, [c.model_copy(update={"index": moved[c.index]}) for c in compactions], filled
+
