@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -13,6 +12,7 @@ from pydantic import ValidationError
 from dashboard.i18n import recommendation_sentences
 
 from ..errors import ConfigError
+from ..jsontext import json_text
 from ..replay.recommend import recommend
 from ..replay.simulate import Simulation, simulate
 from ..replay.sweep import sweep, validate_grid
@@ -23,6 +23,7 @@ from .common import (
     add_settings,
     bad,
     load_all,
+    output_guard,
     settings_config,
     validation_line,
     write_atomic,
@@ -107,7 +108,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         from dashboard.report import build_report  # plotly is loaded only when a report is asked for
 
         title = f"Compaction report: {conversation.name or Path(args.file).name}"
-        write_atomic(Path(args.html), build_report(simulation, swept, recommendation, title=title))
+        write_atomic(
+            Path(args.html), build_report(simulation, swept, recommendation, title=title), guard=output_guard(args)
+        )
     if args.json:
         document = {
             "source": conversation.name,
@@ -120,7 +123,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "steps": [step.to_dict() for step in simulation.steps],
             "recommendation": recommendation.to_dict(),
         }
-        print(json.dumps(document, ensure_ascii=False), file=out)
+        print(json_text(document), file=out)
     else:
         print(format_report(simulation, swept, recommendation), file=out)
     if args.html:

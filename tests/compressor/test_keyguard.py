@@ -7,8 +7,6 @@ a form the guard forgot shows up as a failure, not as a blind spot shared by the
 from __future__ import annotations
 
 import base64
-import codecs
-import html
 import io
 import json
 import urllib.parse
@@ -21,6 +19,7 @@ from compressor.dumps import DebugLog, DumpWriteError, write_dump
 from compressor.jsontext import encodable, json_text
 from compressor.keyguard import REDACTED, KeyGuard, key_problem, normalised
 from tests.compressor.test_dumps import our_record
+from tests.support.key_forms import spellings as key_spellings
 
 KEY = "sk-canary-7f3a9c2e5b1d4068a2c4e6f8"
 HALF = len(KEY) // 2
@@ -53,27 +52,8 @@ FORMS: list[tuple[str, str]] = [
 ]
 
 
-def _decodings(text: str) -> list[str]:
-    """The text as each kind of unescaping would read it (the ones that fail are left out)."""
-    readings = [text, urllib.parse.unquote(text), html.unescape(text)]
-    for _ in range(2):  # JSON inside JSON escapes its escapes
-        try:
-            readings.append(codecs.decode(readings[-1], "unicode_escape"))
-        except UnicodeDecodeError:
-            break
-    return readings
-
-
 def spellings(text: str) -> list[str]:
-    """Every form of KEY a text could still hold, as the test itself computes them (not with the guard)."""
-    data = KEY.encode()
-    forms = [KEY, KEY[:HALF], KEY[HALF:], data.hex(), data.hex().upper()]
-    for shift in range(3):
-        encoded = base64.b64encode(bytes(shift) + data).decode()
-        core = encoded[-(-8 * shift // 6) + 1 : 8 * (shift + len(data)) // 6 - 1]
-        forms += [core, core.replace("+", "-").replace("/", "_")]
-    readings = _decodings(text)
-    return [form for form in forms if any(form in reading for reading in readings)]
+    return key_spellings(text, KEY)
 
 
 class TestForms:

@@ -1,0 +1,201 @@
+"""A hostile endpoint cannot hold a call, fill the memory, or get the key back out (issue 15), shown against a
+real server on 127.0.0.1 (tests/support/hostile_server.py): every call ends within its deadline, holds at most
+about twice the reply cap, and fails as one classified BackendError; the CLI then exits 3 with the conversation
+unchanged and no dump; and a key the endpoint writes back, in any encoding, reaches no artefact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from compressor.backends import OpenAICompatibleBackend
+from compressor.backends.limits import MIB, ReplyLimits
+from compressor.cli import EXIT_FAILED, EXIT_OK, main
+from compressor.config import ModelClientConfig, ModelRequestConfig
+from compressor.errors import BackendError, BackendTimeout, ErrorKind
+from compressor.formats import load_conversation
+from compressor.messages import Message
+from tests.compressor.test_security import conversation_file
+from tests.support.hostile_server import (
+    ENCODINGS,
+    Behaviour,
+    HostileServer,
+    drip,
+    echo_key,
+    endless_chunked,
+    gzip_bomb,
+    huge_json,
+    interim_forever,
+)
+from tests.support.key_forms import spellings
+
+KEY = "sk-canary-9d2f4b7a1c3e5086b4d6f8a0"
+DEADLINE = 1.0
+#: What a call may hold beyond the reply cap: the decoded bytes once more while they are joined or decompressed.
+PEAK_FACTOR = 2.5
+REQUEST = [
+    Message(role="user", content="Fix the parser."),
+    Message(role="user", content="Write the snapshot."),
+]
+
+
+def backend(
+    url: str, *, timeout: float = DEADLINE, limits: ReplyLimits | None = None
+) -> OpenAICompatibleBackend:
+    return OpenAICompatibleBackend(
+        ModelClientConfig(api_base=url, api_key=SecretStr(KEY), timeout=timeout),
+        ModelRequestConfig(model="hostile-model"),
+        limits=limits,
+    )
+
+
+def measured_call(server: HostileServer, **options: Any) -> tuple[BackendError, float, int]:
+    """(the error, seconds the call took, peak bytes allocated while it ran)."""
+    tracemalloc.start()
+    began = time.monotonic()
+    try:
+        with pytest.raises(BackendError) as caught:
+            asyncio.run(backend(server.url, **options).complete(REQUEST, []))
+        return caught.value, time.monotonic() - began, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+# (name, the behaviour, the kind it fails as, words of the error)
+BOUNDED: list[tuple[str, Callable[[], Behaviour], ErrorKind, str]] = [
+    ("drip-a-byte-at-a-time", lambda: drip(0.2), ErrorKind.TIMEOUT, "deadline of the whole call"),
+    ("endless-chunked-body", endless_chunked, ErrorKind.UNKNOWN, "longer than 16 MiB"),
+    ("gzip-bomb-1GB", lambda: gzip_bomb(1024**3), ErrorKind.UNKNOWN, "inflates to more than 16 MiB"),
+    ("gzip-bomb-one-member", lambda: gzip_bomb(64 * MIB, single=True), ErrorKind.UNKNOWN, "inflates to more"),
+    ("endless-100-continue", interim_forever, ErrorKind.UNKNOWN, "interim responses included"),
+    ("slow-100-continue", lambda: interim_forever(0.05), ErrorKind.TIMEOUT, "deadline of the whole call"),
+    ("huge-valid-json", lambda: huge_json(24 * MIB), ErrorKind.UNKNOWN, "longer than 16 MiB"),
+]
+
+
+class TestEveryCallIsBounded:
+    @pytest.mark.parametrize(
+        ("name", "behaviour", "kind", "words"), BOUNDED, ids=[case[0] for case in BOUNDED]
+    )
+    def test_the_call_ends_in_time_and_memory_as_one_classified_error(
+        self, name: str, behaviour: Callable[[], Behaviour], kind: ErrorKind, words: str
+    ) -> None:
+        with HostileServer(behaviour()) as server:
+            error, seconds, peak = measured_call(server)
+        assert error.kind is kind and words in str(error)
+        assert isinstance(error, BackendTimeout) == (kind is ErrorKind.TIMEOUT)
+        assert seconds < DEADLINE + 1.0
+        assert peak < PEAK_FACTOR * ReplyLimits().max_reply_bytes
+        assert server.calls == 1
+        assert "\n" not in str(error) and "127.0.0.1" in str(error)  # one line, naming the host only
+
+    def test_the_caps_are_the_backends_own_setting(self) -> None:
+        limits = ReplyLimits(max_reply_bytes=64 * 1024, max_head_bytes=1024)
+        with HostileServer(huge_json(200 * 1024)) as server:
+            error, _, peak = measured_call(server, limits=limits)
+        assert "longer than 64 KiB" in str(error) and peak < 4 * MIB
+
+    def test_a_large_reply_under_the_cap_is_read_whole(self) -> None:
+        with HostileServer(huge_json(4 * MIB)) as server:
+            reply = asyncio.run(backend(server.url, timeout=10).complete(REQUEST, []))
+        assert reply.content.count("x") >= 4 * MIB
+        assert server.requests[0].headers["accept-encoding"] == "gzip, deflate"
+
+    def test_a_gzip_reply_under_the_cap_is_decoded(self) -> None:
+        with HostileServer(gzip_bomb(2 * MIB)) as server:
+            error, _, _ = measured_call(server)
+        # two MiB of zero bytes: decoded whole, then (rightly) not JSON
+        assert "not JSON" in str(error) and "inflates" not in str(error)
+
+
+def cli_compact(tmp_path: Path, server: HostileServer, *extra: str) -> dict[str, Any]:
+    """``compact --json`` against the server, with dumps and --out in tmp: what it printed and wrote."""
+    source = conversation_file(tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["compact", str(source), "--force", "--keep-recent", "2", "--context-max", "200000", "--json",
+            "--dump-dir", str(tmp_path / "dumps"), "--out", str(tmp_path / "out.json"), "--api-base", server.url,
+            "--model", "hostile-model", "--api-key", KEY, "--timeout", str(DEADLINE), *extra]  # fmt: skip
+    began = time.monotonic()
+    code = main(argv, out=out, err=err)
+    files = {
+        p.relative_to(tmp_path).as_posix(): p.read_text("utf-8")
+        for p in sorted(tmp_path.rglob("*"))
+        if p.is_file()
+    }
+    return {
+        "code": code,
+        "seconds": time.monotonic() - began,
+        "stdout": out.getvalue(),
+        "stderr": err.getvalue(),
+        "result": json.loads(out.getvalue().splitlines()[-1]),
+        "files": files,
+        "source": source,
+    }
+
+
+class TestTheCompactionFailsCleanly:
+    @pytest.mark.parametrize(
+        ("name", "behaviour", "kind", "words"), BOUNDED[:5], ids=[case[0] for case in BOUNDED[:5]]
+    )
+    def test_exit_3_the_conversation_unchanged_and_no_dump(
+        self, name: str, behaviour: Callable[[], Behaviour], kind: ErrorKind, words: str, tmp_path: Path
+    ) -> None:
+        with HostileServer(behaviour()) as server:
+            run = cli_compact(tmp_path, server)
+        result = run["result"]
+        assert run["code"] == EXIT_FAILED and result["status"] == "failed" and result["reason"] == kind.value
+        assert server.calls == 3  # SPEC §11: a transient failure is retried twice
+        assert run["seconds"] < 3 * (DEADLINE + 1.0)
+        assert not any(name.startswith("dumps/") and name.endswith(".json") for name in run["files"])
+        written = load_conversation(json.loads(run["files"]["out.json"]))
+        original = load_conversation(run["source"])
+        assert [m.to_openjiuwen() for m in written.messages] == [m.to_openjiuwen() for m in original.messages]
+        log = [json.loads(line) for line in run["files"]["dumps/CurrentRoundCompressor.jsonl"].splitlines()]
+        retries = [r for r in log if r["event"] == "compression_retry"]
+        assert [r["error_type"] for r in retries] == [f"transient:{kind.value}"] * 2
+
+
+def artefacts(run: dict[str, Any]) -> dict[str, str]:
+    return {"stdout": run["stdout"], "stderr": run["stderr"], **run["files"]}
+
+
+class TestTheKeyNeverComesBack:
+    @pytest.mark.parametrize("encoding", list(ENCODINGS))
+    def test_a_reply_quoting_the_key_reaches_no_artefact(self, encoding: str, tmp_path: Path) -> None:
+        with HostileServer(echo_key(encoding)) as server:
+            run = cli_compact(tmp_path, server)
+        assert server.requests[0].key == KEY  # the key was really in play
+        assert run["code"] == EXIT_OK and run["result"]["status"] == "compacted"
+        assert any(name.startswith("dumps/") and name.endswith(".json") for name in run["files"])
+        leaks = {name: spellings(text, KEY) for name, text in artefacts(run).items()}
+        assert {name: found for name, found in leaks.items() if found} == {}
+        assert "[redacted]" in run["result"]["summary"]
+
+    @pytest.mark.parametrize("encoding", list(ENCODINGS))
+    def test_an_error_quoting_the_key_reaches_no_artefact(self, encoding: str, tmp_path: Path) -> None:
+        with HostileServer(echo_key(encoding, status=401)) as server:
+            run = cli_compact(tmp_path, server)
+        assert run["code"] == EXIT_FAILED and run["result"]["reason"] == "authentication"
+        leaks = {name: spellings(text, KEY) for name, text in artefacts(run).items()}
+        assert {name: found for name, found in leaks.items() if found} == {}
+        assert "[redacted]" in run["result"]["error"]
+
+    @pytest.mark.parametrize("encoding", list(ENCODINGS))
+    def test_the_backends_error_and_reply_hold_no_form_of_the_key(self, encoding: str) -> None:
+        with HostileServer(echo_key(encoding, status=500)) as server:
+            error, _, _ = measured_call(server)
+        assert spellings(str(error) + repr(error.args), KEY) == []
+        assert error.__cause__ is None and error.__context__ is None
+        with HostileServer(echo_key(encoding)) as server:
+            reply = asyncio.run(backend(server.url).complete(REQUEST, []))
+        assert spellings(json.dumps(reply.to_dict()), KEY) == [] and spellings(reply.content, KEY) == []
