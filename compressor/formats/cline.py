@@ -50,8 +50,11 @@ CLINE_RULES = TurnRules(
     internal_tags=("environment_details",),
     tool_result=cline_tools.TOOL_RESULT,
 )
-#: Openings only a Cline/Roo user turn has; a file is read as Cline's when one of its user turns shows one.
+#: Openings of the parts of a Cline/Roo user turn that are not a tool's result.
 _MARKERS = ("<environment_details>", "<task>", "[TASK RESUMPTION]")
+#: Openings only Cline/Roo write; a file is read as Cline's when one of its user turns shows one (``<task>`` alone
+#: is not enough: other prompts use that tag too).
+_SIGNATURES = ("<environment_details>", "[TASK RESUMPTION]")
 
 
 def _texts(content: Any) -> list[str]:
@@ -81,7 +84,7 @@ def is_cline_turn(value: Any) -> bool:
     if not isinstance(value, dict) or value.get("role") != "user":
         return False
     return any(
-        text.lstrip().startswith(_MARKERS)
+        text.lstrip().startswith(_SIGNATURES)
         or "\n<environment_details>" in text
         or cline_tools.result_tool(text)
         for text in _texts(value.get("content"))

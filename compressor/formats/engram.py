@@ -87,26 +87,38 @@ class _Export:
         if role not in ROLES:
             self.skipped[str(role)] = self.skipped.get(str(role), 0) + 1
             return
-        block = expect_dict(line.get("content"), loc.key("content"), "a content block")
+        content = line.get("content")
+        if isinstance(content, str):  # plain text where a block is expected: read it as a text block
+            content = {"type": "text", "text": content}
+        if isinstance(content, list):  # several blocks on one line: read them as consecutive lines
+            for index, block in enumerate(content):
+                self.block(role, block, loc.key("content").key(index), line, same_line=index > 0)
+            return
+        self.block(role, content, loc.key("content"), line)
+
+    def block(
+        self, role: str, value: Any, loc: Loc, line: dict[str, Any], *, same_line: bool = False
+    ) -> None:
+        block = expect_dict(value, loc, "a content block")
         kind = block.get("type")
         if not isinstance(kind, str):
-            raise FormatProblem(loc.key("content").key("type"), f"must be a string, got {type_name(kind)}")
+            raise FormatProblem(loc.key("type"), f"must be a string, got {type_name(kind)}")
         stamp = {"timestamp": line["timestamp"]} if "timestamp" in line else {}
         if role == "assistant":
             if self.user is not None:
                 self.flush()
-            self.assistant(block, kind, loc.key("content"), line.get("timestamp"))
+            self.assistant(block, kind, loc, line.get("timestamp"))
             return
-        if role == "user" and kind != "text" and self.joins_user(line.get("timestamp")):
+        if role == "user" and (kind != "text" or same_line) and self.joins_user(line.get("timestamp")):
             self.user[0]["content"].append(block)  # type: ignore[index]
             return
         self.flush()
         if role == "tool":
-            self.messages.append(self.result(block, kind, loc.key("content"), stamp))
+            self.messages.append(self.result(block, kind, loc, stamp))
             return
         text = block.get("text")
         if kind == "text" and not isinstance(text, str):
-            raise FormatProblem(loc.key("content").key("text"), f"must be a string, got {type_name(text)}")
+            raise FormatProblem(loc.key("text"), f"must be a string, got {type_name(text)}")
         part = {"type": "text", "text": text} if kind == "text" else block
         self.user = ({**stamp, "role": "user", "content": [part]}, loc)
 

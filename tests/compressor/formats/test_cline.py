@@ -167,6 +167,13 @@ class TestPlainAnthropicFilesAreNotCline:
         conversation = load_conversation(json.dumps(messages).encode(), name="plain.json")
         assert conversation.source_format == "anthropic"
 
+    def test_a_task_tag_alone_does_not_make_a_file_cline_s(self) -> None:
+        messages = [
+            {"role": "user", "content": "<task>\nsum 2 and 3\n</task>"},
+            {"role": "assistant", "content": "5"},
+        ]
+        assert load_conversation(json.dumps(messages).encode(), name="p.json").source_format == "openai"
+
 
 @pytest.mark.parametrize(
     ("text", "tool"),

@@ -130,6 +130,37 @@ class TestEdgeCases:
         assert (skipped.count, skipped.detail) == (1, "role system ×1")
 
 
+class TestOtherLineShapes:
+    def test_text_content_and_block_lists_are_read_as_blocks(self) -> None:
+        lines = [
+            {"timestamp": "t1", "role": "user", "content": "fix the build"},
+            {
+                "timestamp": "t2",
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Running it."},
+                    {"type": "tool_use", "tool_name": "Bash", "tool_id": "b1", "input": {"command": "make"}},
+                ],
+            },
+            {
+                "timestamp": "t3",
+                "role": "tool",
+                "content": {"type": "tool_result", "tool_id": "b1", "output": "ok"},
+            },
+            {
+                "timestamp": "t4",
+                "role": "user",
+                "content": [{"type": "text", "text": "thanks"}, {"type": "text", "text": "now push"}],
+            },
+        ]
+        conversation = load_conversation(
+            "\n".join(json.dumps(line) for line in lines).encode(), name="e.jsonl"
+        )
+        assert [m.role for m in conversation.messages] == ["user", "assistant", "tool", "user"]
+        assert conversation.messages[-1].text == "thanks\nnow push"
+        assert count_messages(conversation).real_user == 2
+
+
 class TestBadInput:
     def test_a_tool_use_without_its_id_names_the_line(self) -> None:
         line = {"role": "assistant", "content": {"type": "tool_use", "tool_name": "Bash", "input": {}}}
