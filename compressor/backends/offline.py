@@ -18,6 +18,7 @@ from ..prompt import SNAPSHOT_SECTIONS, extract_summary
 from ..quality.artifacts import Artifact, Category, Ledger
 from ..quality.ledger import build_ledger, command_key, command_of
 from ..quality.matching import PathDepths
+from ..quality.recognisers import path_tokens
 from ..tokens import TokenCounter, get_counter
 from .base import ModelReply
 from .extraction import MAX_ITEMS, Narrative, conversation_of, last_line, narrate
@@ -107,7 +108,9 @@ def _evidence(ledger: Ledger, body: Sequence[Message], narrative: Narrative) -> 
         shown = item.key
         if root and shown.startswith(root + "/"):
             relative = shown[len(root) + 1 :]
-            if len(relative.split("/")) >= depths.depth.get(item.key, 99):  # still names it alone
+            # Relative only when it still names the file alone and still reads as a path (".env.example" alone
+            # does not).
+            if len(relative.split("/")) >= depths.depth.get(item.key, 99) and path_tokens(relative) == [relative]:
                 shown = relative
         if shown != root:
             lines.append(_Line(8, "", (shown,), f"- {defused(shown)}", TIER_PATHS, _priority(item, span)))

@@ -1,5 +1,5 @@
-"""Scoring compactions where they appear: a span and its summary, the live compactor's result, a dump, and the
-compactions an agent recorded in its own run; a report over many, with the decay of the first memory block.
+"""Scoring one compaction — a span against its summary, or the live compactor's result — and a report over many,
+with the decay of the first memory block through the later ones.
 
 Invariant: a scored compaction names its span ``[start, end)`` in the messages it was cut from, and its
 ``retention`` is None exactly when there is no summary text to score (``reason`` says why, as a code).
@@ -270,41 +270,3 @@ def score_result(result: CompactionLike, *, counter: str | TokenCounter = "cl100
         reason="" if result.status == "compacted" else result.status,
         counter=counter,
     )
-
-
-def recorded_spans(conversation: Conversation) -> list[tuple[int, int]]:
-    """For each recorded compaction, the span it replaced: from the previous one's summary message (or the
-    start) up to its own summary message."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for compaction in conversation.recorded_compactions:
-        spans.append((start, max(compaction.index, start)))
-        start = compaction.index
-    return spans
-
-
-def score_recorded(conversation: Conversation, *, counter: str | TokenCounter = "cl100k_base") -> ScoreReport:
-    """Every compaction the agent recorded, its own summary scored against the span it replaced."""
-    priced = _counter(counter)
-    messages = conversation.messages
-    carriers = {c.index for c in conversation.recorded_compactions}
-    scored = []
-    for number, (compaction, (start, end)) in enumerate(
-        zip(conversation.recorded_compactions, recorded_spans(conversation), strict=True)
-    ):
-        carrier = messages[compaction.index] if compaction.index < len(messages) else None
-        scored.append(
-            score_span(
-                messages[start:end],
-                compaction.summary,
-                offset=start,
-                carriers=carriers,
-                number=number,
-                index=compaction.index,
-                source="recorded",
-                origin=compaction.source,
-                memory_tokens=priced.message_tokens(carrier) if carrier is not None else None,
-                counter=priced,
-            )
-        )
-    return ScoreReport(compactions=tuple(scored), decay=decay(scored))

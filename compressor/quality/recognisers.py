@@ -58,9 +58,12 @@ def looks_like_path(token: str) -> bool:
     if anchored:
         # "/build" is as likely a slash command as a folder; "/tmp", "/Users/x" and "./build" are folders.
         return len(inner) > 1 or token.startswith(("./", "../", "~/")) or inner[0] in _ROOT_FOLDERS
-    # "a/b/c" without an extension is a folder only when it reads like one, not like "read/write/execute".
+    # "a/b/c" without an extension is a folder only when it reads like one, not like "read/write/execute" or
+    # "GPT-2/Qwen/LLaMA".
     return token.count("/") >= 2 and (
-        token.endswith("/") or inner[0] in _PROJECT_FOLDERS or any(_NAME_MARK.search(part) for part in inner)
+        token.endswith("/")
+        or inner[0] in _PROJECT_FOLDERS
+        or (token.islower() and any(_NAME_MARK.search(part) for part in inner))
     )
 
 
@@ -286,7 +289,7 @@ CONSTRAINT = re.compile(
     re.I,
 )
 DECISION = re.compile(
-    r"\b(?:decided|decision|decide to|chose|chosen|opted|going with|go with|we'll use|i'll use|let's use|"
+    r"\b(?:decided|decision|decide to|chose|opted|going with|go with|we'll use|i'll use|let's use|"
     r"instead of|rather than|switch(?:ed)? to|settled on|approach is|plan is)\b",
     re.I,
 )
