@@ -4,7 +4,8 @@ array the agent sends, in which every tool result comes back as user text.
 Invariant: a tool result (a ``tool_result`` block, or a text block opening ``[<tool>( for '<arg>')?] Result:``)
 becomes a ``tool`` message answering the assistant's tool use before it — a ``tool_use`` block of that name not
 answered yet, else the ``<tool>…</tool>`` XML in the assistant's text, which becomes a synthesised tool call and
-leaves the text; what else the user turn holds is one user message, real or internal by Cline's rules.
+leaves the text, else the next unanswered ``tool_use`` by order; what else the user turn holds is one user message,
+real or internal by Cline's rules. A tool use the history never answers gets a stand-in result.
 
 Schema: cline/cline ``src/core/task/index.ts`` (the first turn ``<task>…</task>`` + ``<environment_details>``;
 ``[TASK RESUMPTION]`` turns), ``src/core/prompts/responses.ts`` (``formatResponse``), ``ToolResultUtils.ts`` and the
@@ -35,7 +36,7 @@ from compressor.formats.building import build_message, is_number
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, type_name
 from compressor.formats.roles import TurnRules
 from compressor.formats.shape import Reader, Shape
-from compressor.formats.tally import Tally, assemble
+from compressor.formats.tally import Tally, assemble, fill_unanswered
 from compressor.messages import Conversation, Message, RecordedCompaction
 
 SOURCE_FORMAT = "cline"
@@ -50,6 +51,8 @@ CLINE_RULES = TurnRules(
     internal_tags=("environment_details",),
     tool_result=cline_tools.TOOL_RESULT,
 )
+#: The result given to a tool use the history never answers (the task stopped, or the file ends, before it).
+NO_RESULT = "(no result: the history ends before this tool returned)"
 #: Openings of the parts of a Cline/Roo user turn that are not a tool's result.
 _MARKERS = ("<environment_details>", "<task>", "[TASK RESUMPTION]")
 #: Openings only Cline/Roo write; a file is read as Cline's when one of its user turns shows one (``<task>`` alone
@@ -111,25 +114,36 @@ class _Assistant:
     synthesised: list[dict[str, Any]] = field(default_factory=list)
 
     def call_for(self, tool: str) -> tuple[str, dict[str, Any] | None]:
-        """The id of the tool use a text result for ``tool`` answers, and the call when it had to be synthesised."""
-        for call_id, name in self.native:
-            if name == tool and call_id not in self.answered:
-                self.answered.add(call_id)
-                return call_id, None
+        """The id of the tool use a text result for ``tool`` answers, and the call when it had to be synthesised.
+
+        In turn: an unanswered ``tool_use`` of that name; the ``<tool>`` XML in the text (made a call); the first
+        unanswered ``tool_use`` (by order); a call synthesised from the result's header alone.
+        """
+        waiting = [(call_id, name) for call_id, name in self.native if call_id not in self.answered]
+        chosen = next((call_id for call_id, name in waiting if name == tool), None)
+        written: cline_tools.TextCall | None = None
+        if chosen is None:
+            written = self._take_written(tool)
+            if written is None and waiting:
+                chosen = waiting[0][0]
+        if chosen is not None:
+            self.answered.add(chosen)
+            return chosen, None
         call_id = f"cline_{self.position}_{len(self.synthesised)}"
-        arguments = "{}"
-        for index, part in enumerate(self.parts):
-            text = part.get("text") if isinstance(part, dict) and part.get("type") == "text" else None
-            if not isinstance(text, str):
-                continue
-            found = cline_tools.find_call(text, tool)
-            if found is not None:
-                self.parts[index] = {**part, "text": (text[: found.start] + text[found.end :]).strip()}
-                arguments = found.arguments()
-                break
+        arguments = written.arguments() if written is not None else "{}"
         call = {"id": call_id, "type": "function", "name": tool, "arguments": arguments}
         self.synthesised.append(call)
         return call_id, call
+
+    def _take_written(self, tool: str) -> cline_tools.TextCall | None:
+        """The first ``<tool>…</tool>`` use in the text parts, taken out of the text."""
+        for index, part in enumerate(self.parts):
+            text = part.get("text") if isinstance(part, dict) and part.get("type") == "text" else None
+            found = cline_tools.find_call(text, tool) if isinstance(text, str) else None
+            if found is not None and isinstance(text, str):
+                self.parts[index] = {**part, "text": (text[: found.start] + text[found.end :]).strip()}
+                return found
+        return None
 
     def message(self) -> Message:
         data = {**self.data, "content": [part for part in self.parts if part != {"type": "text", "text": ""}]}
@@ -327,8 +341,9 @@ def from_history(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversati
             history.add_user(data, loc)
         else:
             history.messages.append(build_message(data, loc))
-    messages = history.finished()
-    history.tally.add("recorded_compactions", len(history.compactions))
+    messages, compactions, filled = fill_unanswered(history.finished(), history.compactions, NO_RESULT)
+    history.tally.add("recorded_compactions", len(compactions))
+    history.tally.add("results_filled_in", filled, note=f'"{NO_RESULT}"')
     metadata: dict[str, Any] = {"agent": "cline"}
     if history.model:
         metadata["model"] = history.model
@@ -339,7 +354,7 @@ def from_history(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversati
         name=name,
         source_format=SOURCE_FORMAT,
         metadata=metadata,
-        compactions=history.compactions,
+        compactions=compactions,
         readings=history.tally.readings(),
     )
 

@@ -157,6 +157,31 @@ class TestNativeToolUse:
         assert native.metadata == {"agent": "cline", "model": "claude-sonnet-4-20250514"}
 
 
+ENV = {"type": "text", "text": "<environment_details>\n# Current Mode\nACT MODE\n</environment_details>"}
+
+
+def history(*messages: dict[str, Any]) -> Conversation:
+    task = {"role": "user", "content": [{"type": "text", "text": "<task>\nfix it\n</task>"}, ENV]}
+    return load_conversation(json.dumps([task, *messages]).encode(), name="api_conversation_history.json")
+
+
+class TestPairing:
+    def test_a_text_result_answers_a_tool_use_of_another_name_by_order(self) -> None:
+        use = {"type": "tool_use", "id": "toolu_1", "name": "mcp__github__get_issue", "input": {"number": 7}}
+        result = {"type": "text", "text": "[use_mcp_tool for 'github'] Result:\nissue 7: crash on start"}
+        conversation = history(
+            {"role": "assistant", "content": [use]}, {"role": "user", "content": [result, ENV]}
+        )
+        assert conversation.messages[2].tool_call_id == "toolu_1"
+        assert count_messages(conversation).unmatched_tool_calls == 0
+
+    def test_a_tool_use_the_history_never_answers_gets_a_stand_in(self) -> None:
+        use = {"type": "tool_use", "id": "toolu_9", "name": "execute_command", "input": {"command": "make"}}
+        conversation = history({"role": "assistant", "content": [use]})
+        assert conversation.messages[-1].tool_call_id == "toolu_9"
+        assert [r.code for r in conversation.readings][-1] == "results_filled_in"
+
+
 class TestPlainAnthropicFilesAreNotCline:
     def test_a_message_list_with_tool_results_reads_through_the_chat_reader(self) -> None:
         messages: list[dict[str, Any]] = [
