@@ -119,28 +119,30 @@ def open_todos(call: ToolCall) -> list[str] | None:
 
 
 class _Tally:
-    """Artifacts by (category, key) as the walk finds them; mentions count messages, not occurrences."""
+    """Artifacts by (category, key) as the walk finds them: text, first and last message, the messages that
+    mention it (for tools: the number of calls) and failed calls."""
 
     def __init__(self) -> None:
         self.found: dict[tuple[Category, str], list[Any]] = {}  # [text, first, last, mentions, failures]
 
-    def add(self, category: Category, text: str, key: str, index: int, *, failure: bool = False) -> None:
+    def add(self, category: Category, text: str, key: str, index: int) -> None:
         if not key:
             return
         entry = self.found.get((category, key))
         if entry is None:
-            self.found[(category, key)] = [text, index, index, 1, int(failure)]
+            self.found[(category, key)] = [text, index, index, 1 if category == "tools" else {index}, 0]
             return
-        if category == "tools" or entry[2] != index:
+        if category == "tools":
             entry[3] += 1
+        else:
+            entry[3].add(index)
         entry[2] = index
-        entry[4] += int(failure)
 
     def artifacts(self) -> Iterable[Artifact]:
         for (category, key), (text, first, last, mentions, failures) in self.found.items():
             yield Artifact(
-                category=category, text=text, key=key, index=first, last_index=last, mentions=mentions,
-                failures=failures,
+                category=category, text=text, key=key, index=first, last_index=last,
+                mentions=mentions if isinstance(mentions, int) else len(mentions), failures=failures,
             )
 
 
@@ -167,7 +169,7 @@ def _merge_paths(tally: _Tally) -> None:
         root[key] = next(iter(longer))
         target[1] = min(target[1], entry[1])
         target[2] = max(target[2], entry[2])
-        target[3] += entry[3]
+        target[3] |= entry[3]
 
 
 def build_ledger(messages: Sequence[Message], *, offset: int = 0, carriers: Collection[int] = ()) -> Ledger:

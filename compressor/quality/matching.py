@@ -51,6 +51,7 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_'-]*")
 _DIGITS = re.compile(r"\d+")
 _CD_PREFIX = re.compile(r"^(?:cd\s+\S+\s*(?:&&|;)\s*)+")
 _FILTER_SUFFIX = re.compile(r"(?:\s*\|\s*(?:head|tail)(?:\s+-n)?(?:\s+-?\d+)?\s*|\s+2>&1)+$")
+_PATH_GLUE = re.compile(r"[\w./-]")
 _HEREDOC = re.compile(r"<<-?\s*['\"]?\w+['\"]?")
 
 
@@ -192,7 +193,21 @@ def match_path(item: Artifact, summary: SummaryIndex, depths: PathDepths) -> Mat
         k = len(token_parts)
         if k < len(parts) and depth <= k and parts[-k:] == token_parts:
             return "basename" if k == 1 else "suffix"
-    return "exact" if _bounded(summary.flat, key) else None
+    return "exact" if _path_in(summary.flat, key) else None
+
+
+def _path_in(text: str, path: str) -> bool:
+    """``path`` written in ``text`` as a whole path, not as the start or the end of a longer one."""
+    start = text.find(path)
+    while start >= 0:
+        before = text[start - 1] if start else " "
+        end = start + len(path)
+        after = text[end] if end < len(text) else " "
+        sentence_end = after == "." and (end + 1 == len(text) or text[end + 1].isspace())
+        if not _PATH_GLUE.match(before) and (sentence_end or not _PATH_GLUE.match(after)):
+            return True
+        start = text.find(path, start + 1)
+    return False
 
 
 def match_command(item: Artifact, summary: SummaryIndex) -> MatchKind | None:

@@ -140,14 +140,14 @@ def error_lines(text: str) -> list[str]:
     ]
 
 
-#: Error lines shorter than this (a bare "RuntimeError:") say nothing a summary could keep.
+#: Error lines shorter than this, or a bare exception name ("RuntimeError:"), say nothing a summary could keep.
 ERROR_MIN_CHARS = 12
+_BARE_EXCEPTION = re.compile(r"[\w.]*(?:Error|Exception)\s*:?")
 
 
 def telling_error(line: str) -> bool:
     """An error line worth a ledger entry: not a traceback's header, not a bare exception name."""
-    lowered = line.lower()
-    if "traceback (most recent call last)" in lowered:
+    if "traceback (most recent call last)" in line.lower() or _BARE_EXCEPTION.fullmatch(line.strip()):
         return False
     return len(line.strip().rstrip(":")) >= ERROR_MIN_CHARS
 
