@@ -114,10 +114,12 @@ class DumpIndexCache:
 
     def log(self, path: Path) -> _LogIndex | None:
         try:
-            stat = path.stat()
+            info = path.stat()
         except OSError:
             return None
-        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or a device named like a log tells nothing
+            return None
+        key = (str(path), info.st_mtime_ns, info.st_size)
         with self._lock:
             cached = self._logs.get(key)
             if cached is not None:
@@ -206,6 +208,8 @@ def _candidate(root: Path, path: Path) -> tuple[Path, os.stat_result | None, str
         return Path(encodable(str(path))), None, "the file name is not valid UTF-8; rename the file to read it"
     try:
         if path.is_symlink() and not inside(root, path):
+            if not path.exists():
+                return path, None, "a link to nothing (its target is gone)"
             return path, None, "a link to a file outside the folder; not followed"
         info = path.stat()
     except OSError as exc:

@@ -25,7 +25,7 @@ from ..markers import MEMORY_OPEN, REINJECTION_PREFIXES
 from ..messages import Message, ToolDef
 from ..tokens import get_counter
 from .debuglog import debug_log_name, read_debug_log
-from .files import UnreadableFile, read_regular
+from .files import UnreadableFile, inside, read_regular
 
 #: The last second of the year 9999: a later (or negative) ``timestamp`` is not a date a dump was written on.
 MAX_TIMESTAMP = 253_402_300_799.0
@@ -385,11 +385,15 @@ def read_dump(path: str | os.PathLike[str]) -> DumpRecord:
     except ValidationError as exc:
         raise DumpFormatError(str(file), f"compression_request.tools: {exc.errors()[0]['msg']}") from exc
     log = file.parent / debug_log_name(model.processor_type)
+    readable = log.is_file() and inside(file.parent, log)  # a regular file, not a link out of the folder
     records = debug_window(
-        read_debug_log(log), session_id=model.session_id, context_id=model.context_id, until=model.timestamp
+        read_debug_log(log) if readable else [],
+        session_id=model.session_id,
+        context_id=model.context_id,
+        until=model.timestamp,
     )
     retries = extension_retries(model)
-    if retries is None and log.exists():
+    if retries is None and readable:
         retries = sum(1 for r in records if r.get("event") == "compression_retry")
     return DumpRecord(
         path=file,

@@ -117,6 +117,8 @@ def problem_from_validation(error: ValidationError, loc: Loc) -> FormatProblem:
         where = where.key(step)
     if steps and steps[-1] == "role" and kind == "literal_error":
         return FormatProblem(where, f"unknown role {short(value)} (expected {ROLE_CHOICES})")
+    if kind == "string_unicode":  # a lone surrogate, e.g. from a "\ud800" escape with no pair
+        return FormatProblem(where, f"is not valid Unicode text (a lone surrogate), got {short(value)}")
     if kind.endswith("_type") or kind in {"literal_error", "string_too_short"}:
         message = f"{message}, got {short(value)}"
     return FormatProblem(where, message)
