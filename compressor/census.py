@@ -11,28 +11,76 @@ from typing import Any
 
 from .messages import Conversation, Reading
 
-#: English for each reading code a loader records; ``{count}`` is the reading's count, ``{detail}`` its detail.
-READING_TEXT: dict[str, str] = {
-    "tool_results_from_user_text": "{count} tool results arrived as user text and were read as tool results",
-    "internal_user_turns": "{count} user turns were written by the agent's harness and were read as internal",
-    "recorded_compactions": "{count} compactions the agent made itself are recorded in the file",
-    "demonstration_turns_skipped": "{count} demonstration turns were left out",
-    "tool_calls_from_text": "{count} tool calls were read from the assistant's text",
-    "truncated_tail": "the file ends in a partial record (still being written?); read up to the last whole one",
-    "lines_skipped": "{count} lines that are not part of the conversation were skipped ({detail})",
-    "chunks_joined": "{count} streamed chunks were joined into messages",
-    "model_from_file": "the file names the model: {detail}",
-    "events_skipped": "{count} events that are not conversation turns were skipped ({detail})",
-    "batched_tool_results": "{count} tool calls share the one result the file gives for their batch",
-    "tool_outputs_pruned": "{count} tool results the agent later cleared from its context are read as first sent",
-    "results_filled_in": "{count} tool calls have no result in the file and were given the result {detail}",
-    "summaries_encrypted": "{count} recorded compactions keep their summary encrypted (only the provider can read it)",
+#: English for each reading code a loader records, as (one, many): ``{count}`` is the reading's count,
+#: ``{detail}`` its detail; the first form is used when the count is 1.
+READING_TEXT: dict[str, tuple[str, str]] = {
+    "tool_results_from_user_text": (
+        "{count} tool result arrived as user text and was read as a tool result",
+        "{count} tool results arrived as user text and were read as tool results",
+    ),
+    "internal_user_turns": (
+        "{count} user turn was written by the agent's harness and was read as internal",
+        "{count} user turns were written by the agent's harness and were read as internal",
+    ),
+    "recorded_compactions": (
+        "{count} compaction the agent made itself is recorded in the file",
+        "{count} compactions the agent made itself are recorded in the file",
+    ),
+    "demonstration_turns_skipped": (
+        "{count} demonstration turn was left out",
+        "{count} demonstration turns were left out",
+    ),
+    "tool_calls_from_text": (
+        "{count} tool call was read from the assistant's text",
+        "{count} tool calls were read from the assistant's text",
+    ),
+    "truncated_tail": (
+        "the file ends in a partial record (still being written?); read up to the last whole one",
+        "the file ends in a partial record (still being written?); read up to the last whole one",
+    ),
+    "lines_skipped": (
+        "{count} line that is not part of the conversation was skipped ({detail})",
+        "{count} lines that are not part of the conversation were skipped ({detail})",
+    ),
+    "chunks_joined": (
+        "{count} streamed chunk was joined into its message",
+        "{count} streamed chunks were joined into messages",
+    ),
+    "model_from_file": ("the file names the model: {detail}", "the file names the model: {detail}"),
+    "events_skipped": (
+        "{count} event that is not a conversation turn was skipped ({detail})",
+        "{count} events that are not conversation turns were skipped ({detail})",
+    ),
+    "batched_tool_results": (
+        "{count} tool call shares the one result the file gives for its batch",
+        "{count} tool calls share the one result the file gives for their batch",
+    ),
+    "tool_outputs_pruned": (
+        "{count} tool result the agent later cleared from its context is read as first sent",
+        "{count} tool results the agent later cleared from its context are read as first sent",
+    ),
+    "results_filled_in": (
+        "{count} tool call has no result in the file and was given the result {detail}",
+        "{count} tool calls have no result in the file and were given the result {detail}",
+    ),
+    "summaries_encrypted": (
+        "{count} recorded compaction keeps its summary encrypted (only the provider can read it)",
+        "{count} recorded compactions keep their summary encrypted (only the provider can read it)",
+    ),
+    "usage_after_compaction_stale": (
+        "{count} usage report after the agent's first own compaction measured the compacted window; it is read "
+        "as stale for the whole run shown here",
+        "{count} usage reports after the agent's first own compaction measured the compacted window; they are "
+        "read as stale for the whole run shown here",
+    ),
 }
 
 
 def describe_reading(reading: Reading) -> str:
-    template = READING_TEXT.get(reading.code, "{detail}" if reading.detail else reading.code)
-    return template.format(count=reading.count, detail=reading.detail)
+    forms = READING_TEXT.get(reading.code)
+    if forms is None:
+        return reading.detail or reading.code
+    return forms[0 if reading.count == 1 else 1].format(count=reading.count, detail=reading.detail)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,8 +25,25 @@ FORMAT_NAMES: tuple[str, ...] = (
     "jsonl",
     "anthropic",
     "claude-code",
+    "engram",
     "swe-agent",
+    "swe-agent-text",
     "traj-records",
+    "cline",
+    "codex",
+    "openai-responses",
+    "openai-agents-sqlite",
+    "gemini-cli",
+    "gemini-cli-stream",
+    "gemini-history",
+    "qwen-code",
+    "openhands",
+    "openhands-sdk",
+    "opencode",
+    "antigravity",
+    "atif",
+    "openjiuwen-trajectory",
+    "otel-genai",
 )
 
 
@@ -49,7 +66,32 @@ def load_conversation(source: Source, *, name: str | None = None) -> Conversatio
     return conversations[0]
 
 
+def _settled(conversation: Conversation) -> Conversation:
+    """The run as it is shown, whole: reported usage after the agent's own first compaction measured the window
+    the agent had *after* compacting, not this one, so it is marked stale (SPEC §6) with a reading that says so."""
+    if not conversation.recorded_compactions:
+        return conversation
+    first = min(compaction.index for compaction in conversation.recorded_compactions)
+    messages = list(conversation.messages)
+    stale = 0
+    for index in range(first + 1, len(messages)):
+        message = messages[index]
+        if message.reported_total_tokens is not None:
+            metadata = {**(message.metadata or {}), "context_usage_stale": True}
+            messages[index] = message.model_copy(update={"metadata": metadata})
+            stale += 1
+    if not stale:
+        return conversation
+    reading = Reading(code="usage_after_compaction_stale", count=stale)
+    return conversation.model_copy(update={"messages": messages, "readings": [*conversation.readings, reading]})
+
+
 def _load(source: Source, name: str | None) -> tuple[str, list[Conversation]]:
+    label, conversations = _read(source, name)
+    return label, [_settled(conversation) for conversation in conversations]
+
+
+def _read(source: Source, name: str | None) -> tuple[str, list[Conversation]]:
     store = open_store(source, name)  # a folder or an SQLite database: the store readers take it
     if store is not None:
         try:

@@ -37,6 +37,9 @@ class TurnRules:
 
 
 def _only_tags(text: str, tags: tuple[str, ...]) -> bool:
+    """Whether ``text`` is one or more of the ``tags`` blocks and nothing else (an empty text is not)."""
+    if not text:
+        return False
     rest = text
     while rest:
         for tag in tags:

@@ -57,6 +57,10 @@ class TestReadings:
         text = describe_reading(Reading(code="tool_results_from_user_text", count=182))
         assert text == "182 tool results arrived as user text and were read as tool results"
 
+    def test_one_is_singular(self) -> None:
+        text = describe_reading(Reading(code="tool_results_from_user_text", count=1))
+        assert text == "1 tool result arrived as user text and was read as a tool result"
+
     def test_an_unknown_code_falls_back_to_its_detail(self) -> None:
         assert describe_reading(Reading(code="new_thing", detail="read oddly")) == "read oddly"
         assert describe_reading(Reading(code="new_thing")) == "new_thing"

@@ -54,3 +54,31 @@ class TestFilesBeingWritten:
         path.write_text('{"role": "user", "content": "hi"}\n')
         (conversation,) = load_conversations(path)
         assert conversation.readings == []
+
+
+class TestUsageAfterTheAgentsOwnCompaction:
+    def test_is_marked_stale_with_a_note(self) -> None:
+        from compressor.formats.loader import _settled
+        from compressor.messages import Conversation, RecordedCompaction
+
+        run = Conversation.from_messages(
+            [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": "a", "usage_metadata": {"total_tokens": 90_000}},
+                {"role": "user", "content": "summary of the work so far", "internal": True},
+                {"role": "assistant", "content": "b", "usage_metadata": {"total_tokens": 12_000}},
+                {"role": "assistant", "content": "c", "usage_metadata": {"total_tokens": 13_000}},
+            ],
+            recorded_compactions=[RecordedCompaction(index=2, source="test", summary="summary of the work so far")],
+        )
+        settled = _settled(run)
+        assert [m.reported_total_tokens for m in settled.messages] == [None, 90_000, None, None, None]
+        assert [(r.code, r.count) for r in settled.readings] == [("usage_after_compaction_stale", 2)]
+        assert run.messages[3].reported_total_tokens == 12_000  # the input value is untouched
+
+    def test_a_run_without_recorded_compactions_is_returned_as_is(self) -> None:
+        from compressor.formats.loader import _settled
+        from compressor.messages import Conversation
+
+        run = Conversation.from_messages([{"role": "assistant", "content": "a", "usage_metadata": {"total_tokens": 5}}])
+        assert _settled(run) is run

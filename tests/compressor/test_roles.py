@@ -27,6 +27,8 @@ RULES = TurnRules(
         ("[read_file for 'src/app.py'] Result: 1 | import os", "tool_result"),
         ("[attempt_completion] Result: done", "tool_result"),
         ("see [read_file] Result: later", "request"),
+        ("", "request"),
+        ("   ", "request"),
     ],
 )
 def test_kind(text: str, kind: str) -> None:

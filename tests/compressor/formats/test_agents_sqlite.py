@@ -73,10 +73,10 @@ class TestSessions:
         (compaction,) = sessions[1].recorded_compactions
         assert (compaction.index, compaction.summary, compaction.source) == (4, "", "openai-agents-sqlite")
         assert [describe_reading(r) for r in sessions[1].readings] == [
-            "1 user turns were written by the agent's harness and were read as internal",
-            "1 compactions the agent made itself are recorded in the file",
-            "1 recorded compactions keep their summary encrypted (only the provider can read it)",
-            "1 lines that are not part of the conversation were skipped (rows that are not JSON)",
+            "1 user turn was written by the agent's harness and was read as internal",
+            "1 compaction the agent made itself is recorded in the file",
+            "1 recorded compaction keeps its summary encrypted (only the provider can read it)",
+            "1 line that is not part of the conversation was skipped (rows that are not JSON)",
         ]
 
     def test_an_upload_reads_like_the_file(self, tmp_path: Path) -> None:

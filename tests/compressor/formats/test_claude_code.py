@@ -123,6 +123,7 @@ class TestTurns:
             ("internal_user_turns", 6),
             ("recorded_compactions", 1),
             ("model_from_file", 1),
+            ("usage_after_compaction_stale", 6),
         ]
 
 
@@ -182,7 +183,7 @@ class TestBadInput:
         conversation = load_conversation(
             text[: text.rindex("\n", 0, len(text) - 1) + 40].encode(), name="s.jsonl"
         )
-        assert conversation.readings[-1].code == "truncated_tail"
+        assert "truncated_tail" in [reading.code for reading in conversation.readings]
         assert len(conversation.messages) == len(load_conversation(COMPACTED).messages) - 1
 
     def test_a_broken_line_in_the_middle_names_its_line(self) -> None:

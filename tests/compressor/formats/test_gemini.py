@@ -89,10 +89,12 @@ class TestSessionJsonl:
         assert session.metadata["model"] == "gemini-2.5-pro"
         assert [describe_reading(r) for r in session.readings] == [
             "2 user turns were written by the agent's harness and were read as internal",
-            "1 compactions the agent made itself are recorded in the file",
+            "1 compaction the agent made itself is recorded in the file",
             "5 lines that are not part of the conversation were skipped (messages removed by $rewindTo ×2, info "
             "records (CLI notices) ×2, CLI commands (never sent to the model) ×1)",
             "the file names the model: gemini-2.5-pro",
+            "2 usage reports after the agent's first own compaction measured the compacted window; they are read "
+            "as stale for the whole run shown here",
         ]
 
 
@@ -111,7 +113,7 @@ class TestLegacyJson:
     def test_a_cancelled_call_without_a_result_gets_a_stand_in(self, legacy: Conversation) -> None:
         assert legacy.messages[-1].content == "(no result was recorded for this call)"
         assert describe_reading(legacy.readings[0]) == (
-            '1 tool calls have no result in the file and were given the result "(no result was recorded for this call)"')
+            '1 tool call has no result in the file and was given the result "(no result was recorded for this call)"')
 
 
 class TestReplay:

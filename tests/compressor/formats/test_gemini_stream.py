@@ -68,7 +68,7 @@ class TestSample:
 
     def test_readings(self, sessions: list[Conversation]) -> None:
         assert [describe_reading(r) for r in sessions[0].readings] == [
-            "1 lines that are not part of the conversation were skipped (events outside a session (before its "
+            "1 line that is not part of the conversation was skipped (events outside a session (before its "
             "init or after its result) ×1)",
             "7 streamed chunks were joined into messages",
             "the file names the model: gemini-3-pro-preview",

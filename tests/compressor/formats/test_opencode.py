@@ -111,10 +111,12 @@ class TestStorageFolder:
     def test_readings(self, sessions: list[Conversation]) -> None:
         assert [describe_reading(r) for r in sessions[0].readings] == [
             "2 user turns were written by the agent's harness and were read as internal",
-            "1 compactions the agent made itself are recorded in the file",
-            "1 events that are not conversation turns were skipped (errored assistant message ×1)",
+            "1 compaction the agent made itself is recorded in the file",
+            "1 event that is not a conversation turn was skipped (errored assistant message ×1)",
             "the file names the model: anthropic/claude-sonnet-4-5-20250929",
-            "1 tool results the agent later cleared from its context are read as first sent",
+            "1 tool result the agent later cleared from its context is read as first sent",
+            "1 usage report after the agent's first own compaction measured the compacted window; it is read as "
+            "stale for the whole run shown here",
         ]
 
     def test_the_data_folder_above_storage_reads_too(self, tmp_path: Path) -> None:

@@ -79,11 +79,13 @@ class TestFixture:
     def test_readings(self, session: Conversation) -> None:
         assert [describe_reading(r) for r in session.readings] == [
             "2 user turns were written by the agent's harness and were read as internal",
-            "1 compactions the agent made itself are recorded in the file",
+            "1 compaction the agent made itself is recorded in the file",
             "7 lines that are not part of the conversation were skipped (records on branches the session left "
             "(rewinds) ×2, subagent side-chain records ×1, system session_source records ×1, system ui_telemetry "
             "records ×1, system rewind records ×1, system custom_title records ×1)",
             "the file names the model: qwen3-coder-plus",
+            "2 usage reports after the agent's first own compaction measured the compacted window; they are read "
+            "as stale for the whole run shown here",
         ]
 
 

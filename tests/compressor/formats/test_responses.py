@@ -62,9 +62,9 @@ class TestInputArray:
         assert all(m.tool_call_id != "call_stale0" for m in items.messages)
         assert items.messages[-1].tool_call_id == "call_u7i8o9" and items.messages[-1].content == "aborted"
         assert [describe_reading(r) for r in items.readings] == [
-            '1 tool calls have no result in the file and were given the result "aborted", as Codex gives a call '
+            '1 tool call has no result in the file and was given the result "aborted", as Codex gives a call '
             "that has none",
-            "1 lines that are not part of the conversation were skipped (tool results that answer no call ×1)",
+            "1 line that is not part of the conversation was skipped (tool results that answer no call ×1)",
         ]
 
 
