@@ -38,7 +38,7 @@ PLACES: tuple[Place, ...] = (
     Place("claude-code", ".claude/projects", ("**/*.jsonl",), env="CLAUDE_CONFIG_DIR", env_suffix="projects"),
     Place("codex", ".codex/sessions", ("**/rollout-*.jsonl",), env="CODEX_HOME", env_suffix="sessions"),
     Place("gemini-cli", ".gemini/tmp", ("*/chats/session-*.json", "*/chats/session-*.jsonl")),
-    Place("qwen-code", ".qwen/tmp", ("*/chats/*.jsonl", "*/chats/*.json")),
+    Place("qwen-code", ".qwen/projects", ("*/chats/*.jsonl",)),
     Place("opencode", ".local/share/opencode/storage/session", ("**/*.json",)),
     *(
         Place(agent, f"{storage}/{extension}/tasks", ("*/api_conversation_history.json",))
