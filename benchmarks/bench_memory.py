@@ -1,7 +1,9 @@
-"""Peak memory of inspecting a generated 50,000-message conversation, against the interpreter's own baseline.
+"""Peak memory of inspecting a generated 50,000-message conversation, against the interpreter's own baseline;
+and of ``compaction-lab inspect`` on two legal extremes: a million short messages and one long string.
 
-Invariant: both figures are the peak resident set (VmHWM) of a fresh subprocess; the baseline one only
+Invariant: every figure is the peak resident set (VmHWM) of a fresh subprocess; the baseline one only
 imports the package and loads the encoding, the measured one also loads, analyses and serialises the file.
+Run alone: ``.venv/bin/python benchmarks/bench_memory.py [generated] [short-messages] [long-string]``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGES = 50_000
 GOAL = 3.0
+#: Issue 15's goal for the legal extremes: peak memory within this many times the file's size.
+EXTREMES_GOAL = 4.0
+SHORT_MESSAGES = 1_000_000
+#: Words of the long string: ASCII and CJK mixed, as real transcripts are (CJK makes Python store 2 bytes a char).
+LONG_WORDS = 6_000_000
 
 # Run in the child: the same imports and encoding load in both runs, so only the inspection differs.
 _CHILD = r"""
@@ -57,7 +64,14 @@ def resident_bytes():
 get_counter("cl100k_base").tok("warm up the encoding")
 began = time.perf_counter()
 phases = {{}}
-if {inspect!r}:
+if {command!r}:
+    import io
+    from compressor.cli import main
+
+    sink = io.StringIO()
+    code = main([*{command!r}.split(), {path!r}], out=sink, err=sink)
+    rows = len(sink.getvalue()) if code == 0 else -1
+elif {inspect!r}:
     conversation = load_conversation({path!r})
     phases = {{"load_peak_bytes": peak_bytes(), "held_after_load_bytes": resident_bytes()}}
     analysis = analyze(conversation, context_max=200_000)
@@ -78,9 +92,35 @@ def write_conversation(folder: Path, count: int = MESSAGES) -> Path:
     return path
 
 
-def measure_child(path: Path, *, inspect: bool) -> dict[str, Any]:
-    """Peak RSS (bytes) and time of one fresh interpreter; ``inspect`` False gives the baseline."""
-    code = _CHILD.format(root=str(ROOT), path=str(path), inspect=inspect)
+def write_short_messages(folder: Path, count: int = SHORT_MESSAGES) -> Path:
+    """``count`` two-word messages, user and assistant in turn: the most messages per byte a run can hold."""
+    path = folder / f"short-{count}.json"
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write("[")
+        for number in range(count):
+            role = "user" if number % 2 == 0 else "assistant"
+            handle.write(("," if number else "") + json.dumps({"role": role, "content": f"ok {number}"}))
+        handle.write("]")
+    return path
+
+
+def write_long_string(folder: Path, words: int = LONG_WORDS) -> Path:
+    """One request and one reply holding a single string of ``words`` words (about 44 MB of UTF-8)."""
+    import random
+
+    rng = random.Random(3)
+    vocabulary = "context summary compress span tail prefix trigger ratio 上下文 压缩".split()
+    text = " ".join(rng.choice(vocabulary) for _ in range(words))
+    path = folder / "one-long-string.json"
+    document = [{"role": "user", "content": "Summarise this."}, {"role": "assistant", "content": text}]
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def measure_child(path: Path, *, inspect: bool, command: str = "") -> dict[str, Any]:
+    """Peak RSS (bytes) and time of one fresh interpreter; ``inspect`` False gives the baseline; ``command``
+    runs that CLI command on the file instead (e.g. "inspect --json")."""
+    code = _CHILD.format(root=str(ROOT), path=str(path), inspect=inspect, command=command)
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=False, cwd=ROOT, timeout=600
     )
@@ -88,6 +128,31 @@ def measure_child(path: Path, *, inspect: bool) -> dict[str, Any]:
         raise RuntimeError(f"memory probe failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
+
+
+def extremes(names: tuple[str, ...] = ("short-messages", "long-string")) -> dict[str, Any]:
+    """``inspect`` and ``inspect --json`` on each legal extreme: peak over the baseline, per byte of the file."""
+    writers = {"short-messages": write_short_messages, "long-string": write_long_string}
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-memory-") as temp:
+        for name in names:
+            path = writers[name](Path(temp))
+            size = os.path.getsize(path)
+            base = measure_child(path, inspect=False)["peak_bytes"]
+            loaded = measure_child(path, inspect=True)
+            row: dict[str, Any] = {"file_mb": round(size / 1e6, 1), "goal": f"<= {EXTREMES_GOAL:g} x file size"}
+            for phase in ("load_peak_bytes", "held_after_load_bytes", "peak_bytes"):
+                label = {"peak_bytes": "analysed"}.get(phase, phase.removesuffix("_bytes"))
+                row[f"{label}_ratio"] = round((loaded[phase] - base) / size, 2)
+            for command in ("inspect", "inspect --json"):
+                measured = measure_child(path, inspect=False, command=command)
+                if measured["rows"] < 0:
+                    raise RuntimeError(f"{command} failed on {path.name}")
+                row[f"{command.replace(' --', '_')}_ratio"] = round((measured["peak_bytes"] - base) / size, 2)
+                row[f"{command.replace(' --', '_')}_seconds"] = round(measured["seconds"], 2)
+            row["met"] = max(row["inspect_ratio"], row["inspect_json_ratio"]) <= EXTREMES_GOAL
+            results[name] = row
+    return results
 
 
 def run() -> dict[str, Any]:
@@ -127,4 +192,7 @@ def run() -> dict[str, Any]:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    print(json.dumps(run(), indent=2))
+    chosen = tuple(sys.argv[1:]) or ("generated", "short-messages", "long-string")
+    report: dict[str, Any] = {"generated": run()} if "generated" in chosen else {}
+    report.update(extremes(tuple(name for name in chosen if name != "generated")))
+    print(json.dumps(report, indent=2))
