@@ -5,7 +5,7 @@ index and the ledger's own paths; a rule returns a match code or None, never a s
 
 | category    | exact                                      | normalised (code)                                      |
 |-------------|--------------------------------------------|--------------------------------------------------------|
-| paths       | the path (no ``./``, no trailing ``/``)    | a longer path ending in it (extended); a tail of ≥ 2 parts that no other path of the ledger shares (suffix); its file name when unique in the ledger (basename) |
+| paths       | the path (no ``./``, no trailing ``/``)    | a longer path ending in it (extended); a tail of ≥ 2 parts that no other path of the ledger shares (suffix); its file name when unique in the ledger (basename); for a folder, a path inside it (inside) |
 | commands    | the whole command, whitespace collapsed    | without ``cd DIR &&``, ``2>&1``, a trailing ``| head``/``| tail`` or a heredoc body (normalised) |
 | errors      | the line, case/whitespace folded           | its first 60 characters (prefix); its message after ``Type:``, or the line with digits blurred (normalised); one summary sentence naming two or more, and 40 %, of its code names (``no_cuda``, ``TrainingArguments``), or holding 70 % of its words (paraphrase) |
 | identifiers | the id, case folded; a URL without scheme  | a hash's 7+ character prefix, or a longer hash it starts (prefix) |
@@ -27,8 +27,10 @@ from typing import Literal
 from . import recognisers as rec
 from .artifacts import PROSE, Artifact, Category
 
-MatchKind = Literal["exact", "extended", "suffix", "basename", "normalised", "prefix", "paraphrase"]
-MATCH_KINDS: tuple[MatchKind, ...] = ("exact", "extended", "suffix", "basename", "normalised", "prefix", "paraphrase")
+MatchKind = Literal["exact", "extended", "suffix", "basename", "inside", "normalised", "prefix", "paraphrase"]
+MATCH_KINDS: tuple[MatchKind, ...] = (
+    "exact", "extended", "suffix", "basename", "inside", "normalised", "prefix", "paraphrase"
+)
 #: Share of an item's content words one summary sentence must hold for a paraphrase match, and the least count.
 PARAPHRASE_SHARE = 0.6
 PARAPHRASE_WORDS = 3
@@ -193,18 +195,22 @@ def match_path(item: Artifact, summary: SummaryIndex, depths: PathDepths) -> Mat
         k = len(token_parts)
         if k < len(parts) and depth <= k and parts[-k:] == token_parts:
             return "basename" if k == 1 else "suffix"
-    return "exact" if _path_in(summary.flat, key) else None
+    if _path_in(summary.flat, key):
+        return "exact"
+    folder = "." not in parts[-1].strip(".") and parts[-1] not in rec.BARE_NAMES
+    return "inside" if folder and _path_in(summary.flat, key.rstrip("/") + "/", head=True) else None
 
 
-def _path_in(text: str, path: str) -> bool:
-    """``path`` written in ``text`` as a whole path, not as the start or the end of a longer one."""
+def _path_in(text: str, path: str, *, head: bool = False) -> bool:
+    """``path`` written in ``text`` as a whole path, not as the start or the end of a longer one (``head``: as
+    the start of one, e.g. a folder's ``/srv/app/``)."""
     start = text.find(path)
     while start >= 0:
         before = text[start - 1] if start else " "
         end = start + len(path)
         after = text[end] if end < len(text) else " "
         sentence_end = after == "." and (end + 1 == len(text) or text[end + 1].isspace())
-        if not _PATH_GLUE.match(before) and (sentence_end or not _PATH_GLUE.match(after)):
+        if not _PATH_GLUE.match(before) and (head or sentence_end or not _PATH_GLUE.match(after)):
             return True
         start = text.find(path, start + 1)
     return False

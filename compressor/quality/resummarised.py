@@ -2,7 +2,8 @@
 (or of the span's default budget where there is none), or a live model's reply to our prompt.
 
 Invariant: an offline memory block never costs more tokens than the summary it is compared with (checked on
-the block itself, with the budget lowered until it fits); a live call that fails leaves its compaction
+the block itself, with the budget lowered until it fits), unless the snapshot's bare skeleton — 11 headings,
+the task, the resume point — is larger than that summary; a live call that fails leaves its compaction
 unscored with reason "live_failed", and the others go on.
 """
 

@@ -1,10 +1,14 @@
-"""A hand-written span whose ledger is known item by item, and a summary whose score is known exactly."""
+"""A hand-written span whose ledger is known item by item, a summary whose score is known exactly, and a small
+run with two recorded compactions."""
 
 from __future__ import annotations
 
 import json
 
-from compressor.messages import Message, ToolCall
+from compressor.messages import Conversation, Message, RecordedCompaction, ToolCall
+from tests.conftest import TRANSCRIPTS
+
+ENGRAM = TRANSCRIPTS / "engram-claude-code-diffusion.jsonl"
 
 
 def call(call_id: str, name: str, **arguments: object) -> ToolCall:
@@ -79,7 +83,7 @@ SUMMARY = (
 
 #: category → (kept, total, kept exactly) of SUMMARY against SPAN's ledger; the keys of what it kept, and how.
 RETENTION: dict[str, tuple[int, int, int]] = {
-    "paths": (2, 4, 2),
+    "paths": (3, 4, 2),
     "commands": (2, 2, 1),
     "errors": (1, 2, 0),
     "identifiers": (2, 2, 1),
@@ -92,6 +96,7 @@ RETENTION: dict[str, tuple[int, int, int]] = {
 MATCHES: dict[str, str] = {
     "tests/test_upload.py": "exact",  # written whole inside the command the summary quotes
     "/srv/app/src/upload/client.py": "exact",
+    "/srv/app": "inside",  # a folder: the summary names a file in it
     "pytest -q tests/test_upload.py": "exact",
     "cd /srv/app && pytest -q tests/test_upload.py 2>&1 | tail -5": "normalised",
     "failed tests/test_upload.py::test_retry - timeouterror: upload timed out after 30s": "normalised",
@@ -105,3 +110,20 @@ MATCHES: dict[str, str] = {
     "run the full suite": "exact",
     "decided to retry with backoff instead of a longer timeout": "exact",
 }
+
+
+def handmade_run() -> Conversation:
+    summary_one = "Summary: edited src/a.py, ran `pytest -q`; next: fix src/b.py."
+    summary_two = "Summary: src/b.py fixed."
+    messages = [
+        Message(role="user", content="Fix src/a.py and src/b.py. Never push."),
+        Message(role="assistant", content="Editing src/a.py and src/b.py."),
+        Message(role="user", internal=True, content=summary_one),  # 2: the agent's first summary
+        Message(role="assistant", content="Now src/b.py; see https://x.org/1."),
+        Message(role="user", internal=True, content=summary_two),  # 4: its second
+        Message(role="assistant", content="Done."),
+    ]
+    return Conversation.from_messages(messages, recorded_compactions=[
+        RecordedCompaction(index=2, source="agent", summary=summary_one),
+        RecordedCompaction(index=4, source="agent", summary=summary_two),
+    ])

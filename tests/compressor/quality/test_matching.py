@@ -41,9 +41,11 @@ class TestPaths:
     def test_a_longer_path_ending_in_it_keeps_it(self) -> None:
         assert kind("paths", "src/a.py", "see /home/x/src/a.py") == "extended"
 
-    def test_a_folder_inside_a_longer_path_is_not_kept(self) -> None:
-        assert kind("paths", "/srv/app", "in /srv/app/src/a.py") is None
+    def test_a_folder_is_kept_by_a_path_inside_it_a_file_is_not(self) -> None:
+        assert kind("paths", "/srv/app", "in /srv/app/src/a.py") == "inside"
         assert kind("paths", "/srv/app", "we work in /srv/app.") == "exact"
+        assert kind("paths", "/srv/app", "in /srv/application/a.py") is None
+        assert kind("paths", "/srv/a.py", "in /srv/a.py/x") is None
 
 
 class TestCommands:
