@@ -130,6 +130,14 @@ def dashboard_rerun() -> Result:
     return run_dashboard_rerun()
 
 
+@benchmark("quality_score")
+def quality_score() -> Result:
+    """The artifact ledger and retention of a 5,000-message span against one first analyze() (see bench_quality.py)."""
+    from benchmarks.bench_quality import run as run_quality_score
+
+    return run_quality_score()
+
+
 def main(argv: list[str]) -> int:
     names = argv or list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]
