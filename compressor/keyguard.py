@@ -131,7 +131,7 @@ class KeyGuard:
                 words.update(forms)
                 continue
             long_keys.append(key)
-            literals.update(forms | _encoded_forms(key))
+            literals.update(forms | _encoded_forms(key) | {key.upper(), key.lower()})  # echoed upper-cased
             escaped.append("".join(_escaped_char(char) for char in key))
             run = max(MIN_FRAGMENT_CHARS, len(key) // 2)
             if run < len(key):

@@ -27,6 +27,7 @@ HALF = len(KEY) // 2
 #: (name, how a careless endpoint, log or proxy writes the key)
 FORMS: list[tuple[str, str]] = [
     ("plain", KEY),
+    ("upper-cased", "INVALID KEY " + KEY.upper()),
     ("json-string", json.dumps(KEY)),
     ("unicode-escaped", "".join(f"\\u{ord(c):04x}" for c in KEY)),
     ("unicode-escaped-upper", "".join(f"\\u{ord(c):04X}" for c in KEY)),

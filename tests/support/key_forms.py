@@ -27,7 +27,7 @@ def _readings(text: str) -> list[str]:
 def key_forms(key: str) -> list[str]:
     data = key.encode()
     half = len(key) // 2
-    forms = [key, key[:half], key[half:], data.hex(), data.hex().upper()]
+    forms = [key, key.upper(), key[:half], key[half:], data.hex(), data.hex().upper()]
     for shift in range(3):
         encoded = base64.b64encode(bytes(shift) + data).decode()
         # one character less at each end than fully determined: what survives whatever surrounds the key
