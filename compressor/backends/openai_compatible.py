@@ -33,6 +33,11 @@ from .transport import BoundedTransport
 DETAIL_CHARS = 300
 #: A reply nested deeper than this is not a chat completion (and must not reach a recursive walk).
 MAX_REPLY_DEPTH = 64
+#: Charsets a reply may declare, by Python's codec names; anything else is read as UTF-8.
+_PLAIN_CHARSETS = frozenset(
+    {"utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be", "ascii",
+     "iso8859-1", "iso8859-15", "cp1252", "gbk", "gb18030", "big5", "shift_jis", "euc_jp", "euc_kr"}
+)  # fmt: skip
 _ANY_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
 
 
@@ -259,7 +264,7 @@ class OpenAICompatibleBackend:
     def _transport_error(self, exc: Exception) -> BackendError:
         detail = str(exc).strip() or type(exc).__name__
         detail = _ANY_URL.sub("the endpoint", detail).replace(self.host, "the endpoint")
-        detail = self._scrub(_one_line(self._scrub(detail)))
+        detail = self._scrub(_one_line(self._scrub(detail)))  # before the cut (a whole key) and after it
         return BackendError(
             f"could not reach the endpoint at {self.host}: {detail}", kind=classify(detail, None)
         )
@@ -329,14 +334,18 @@ class OpenAICompatibleBackend:
 
 
 def _charset(headers: httpx.Headers) -> str:
-    """The charset the Content-Type names when Python knows it, else UTF-8 (what JSON is written in)."""
+    """The charset the Content-Type names when it is a plain text encoding, else UTF-8 (what JSON is written in).
+
+    Only plain encodings: Python's codec registry also holds rot13, zlib, base64 and punycode (slow on big input).
+    """
     for part in headers.get("content-type", "").split(";")[1:]:
         name, _, value = part.partition("=")
         if name.strip().lower() == "charset":
             try:
-                return codecs.lookup(value.strip().strip('"')).name
+                found = codecs.lookup(value.strip().strip('"')).name
             except LookupError:
                 break
+            return found if found in _PLAIN_CHARSETS else "utf-8"
     return "utf-8"
 
 

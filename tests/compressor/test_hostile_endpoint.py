@@ -30,6 +30,8 @@ from tests.support.hostile_server import (
     ENCODINGS,
     Behaviour,
     HostileServer,
+    chat_completion,
+    declared_charset,
     drip,
     echo_key,
     endless_chunked,
@@ -116,6 +118,22 @@ class TestEveryCallIsBounded:
             error, _, _ = measured_call(server)
         # two MiB of zero bytes: decoded whole, then (rightly) not JSON
         assert "not JSON" in str(error) and "inflates" not in str(error)
+
+
+class TestDeclaredCharsets:
+    @pytest.mark.parametrize(
+        "charset", ["utf-8", "rot13", "zlib_codec", "base64", "punycode", "no-such-charset", ""]
+    )
+    def test_a_charset_that_is_not_a_text_encoding_is_read_as_utf8(self, charset: str) -> None:
+        with HostileServer(declared_charset(charset)) as server:
+            reply = asyncio.run(backend(server.url).complete(REQUEST, []))
+        assert "naïve café ✓" in reply.content
+
+    def test_a_real_legacy_charset_is_honoured(self) -> None:
+        body = chat_completion("café").decode().encode("latin-1")
+        with HostileServer(declared_charset("ISO-8859-1", body)) as server:
+            reply = asyncio.run(backend(server.url).complete(REQUEST, []))
+        assert reply.content == "café"
 
 
 def cli_compact(tmp_path: Path, server: HostileServer, *extra: str) -> dict[str, Any]:

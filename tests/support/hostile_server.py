@@ -11,6 +11,7 @@ Behaviours (``HostileServer(behaviour)``, each a function of the connection and 
 - ``interim_forever(interval)``     ``100 Continue`` after ``100 Continue``, never a final response
 - ``huge_json(size)``               a 200 holding one valid chat completion of about ``size`` bytes
 - ``echo_key(encode, status)``      a chat completion (or an error of ``status``) quoting the request's key, encoded
+- ``declared_charset(charset)``     a UTF-8 chat completion whose Content-Type names another charset
 """
 
 from __future__ import annotations
@@ -142,12 +143,26 @@ def interim_forever(interval: float = 0.0) -> Behaviour:
 
 
 def huge_json(size: int) -> Behaviour:
-    body = chat_completion(SNAPSHOT.format(quote="x" * size))  # built before any client waits (and is measured)
+    body = chat_completion(
+        SNAPSHOT.format(quote="x" * size)
+    )  # built before any client waits (and is measured)
 
     def behave(wire: Wire, request: Request) -> None:
         wire.send(head(Content_Type="application/json", Content_Length=len(body)))
         for start in range(0, len(body), CHUNK):
             wire.send(body[start : start + CHUNK])
+
+    return behave
+
+
+def declared_charset(charset: str, body: bytes | None = None) -> Behaviour:
+    """A chat completion in UTF-8 whose Content-Type names ``charset`` (rot13, zlib, punycode, nonsense …)."""
+    payload = body if body is not None else chat_completion(SNAPSHOT.format(quote="naïve café ✓"))
+
+    def behave(wire: Wire, request: Request) -> None:
+        wire.send(
+            head(Content_Type=f"application/json; charset={charset}", Content_Length=len(payload)) + payload
+        )
 
     return behave
 
@@ -277,6 +292,7 @@ __all__ = [
     "HostileServer",
     "Request",
     "Wire",
+    "declared_charset",
     "drip",
     "echo_key",
     "endless_chunked",
