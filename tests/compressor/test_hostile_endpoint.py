@@ -36,8 +36,10 @@ from tests.support.hostile_server import (
     echo_key,
     endless_chunked,
     gzip_bomb,
+    head,
     huge_json,
     interim_forever,
+    raw_reply,
 )
 from tests.support.key_forms import spellings
 
@@ -118,6 +120,36 @@ class TestEveryCallIsBounded:
             error, _, _ = measured_call(server)
         # two MiB of zero bytes: decoded whole, then (rightly) not JSON
         assert "not JSON" in str(error) and "inflates" not in str(error)
+
+
+# (name, the bytes the server sends, words of the error): each a one-line classified failure, never a hang
+BROKEN: list[tuple[str, bytes, str]] = [
+    ("json-nested-100000-deep", head(Content_Length=200_000) + b"[" * 100_000 + b"]" * 100_000, "not JSON"),
+    (
+        "integer-of-5000-digits",
+        head(Content_Length=5_013) + b'{"choices": ' + b"1" * 5_000 + b"}",
+        "not JSON",
+    ),
+    ("one-header-of-1-MiB", b"HTTP/1.1 200 OK\r\nX-Pad: " + b"a" * MIB + b"\r\n\r\n", "could not reach"),
+    ("100000-headers", b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * 100_000 + b"\r\n", "could not reach"),
+    ("body-cut-short", head(Content_Length=10_000) + b'{"choices": [', "could not reach"),
+    ("not-http-at-all", b"SSH-2.0-OpenSSH_9.6\r\n" * 10, "could not reach"),
+    (
+        "chunk-size-of-16-exabytes",
+        head(Transfer_Encoding="chunked") + b"ffffffffffffffff\r\n" + b"x" * 1000,
+        "could",
+    ),
+]
+
+
+class TestBrokenReplies:
+    @pytest.mark.parametrize(("name", "data", "words"), BROKEN, ids=[case[0] for case in BROKEN])
+    def test_a_broken_reply_is_one_classified_error(self, name: str, data: bytes, words: str) -> None:
+        with HostileServer(raw_reply(data)) as server:
+            error, seconds, peak = measured_call(server)
+        assert error.kind is ErrorKind.UNKNOWN and words in str(error), str(error)
+        assert seconds < DEADLINE + 1.0 and peak < PEAK_FACTOR * ReplyLimits().max_reply_bytes
+        assert "\n" not in str(error)
 
 
 class TestDeclaredCharsets:

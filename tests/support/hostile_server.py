@@ -12,6 +12,7 @@ Behaviours (``HostileServer(behaviour)``, each a function of the connection and 
 - ``huge_json(size)``               a 200 holding one valid chat completion of about ``size`` bytes
 - ``echo_key(encode, status)``      a chat completion (or an error of ``status``) quoting the request's key, encoded
 - ``declared_charset(charset)``     a UTF-8 chat completion whose Content-Type names another charset
+- ``raw_reply(data)``               exactly these bytes, then the connection closes
 """
 
 from __future__ import annotations
@@ -151,6 +152,16 @@ def huge_json(size: int) -> Behaviour:
         wire.send(head(Content_Type="application/json", Content_Length=len(body)))
         for start in range(0, len(body), CHUNK):
             wire.send(body[start : start + CHUNK])
+
+    return behave
+
+
+def raw_reply(data: bytes) -> Behaviour:
+    """Exactly ``data`` on the wire, then the connection closes (broken heads, cut bodies, nonsense)."""
+
+    def behave(wire: Wire, request: Request) -> None:
+        for start in range(0, len(data), CHUNK):
+            wire.send(data[start : start + CHUNK])
 
     return behave
 
@@ -299,4 +310,5 @@ __all__ = [
     "gzip_bomb",
     "huge_json",
     "interim_forever",
+    "raw_reply",
 ]
