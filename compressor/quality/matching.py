@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
 from typing import Literal
 
 from . import recognisers as rec
@@ -117,30 +118,70 @@ def command_core(key: str) -> str:
 
 
 class SummaryIndex:
-    """A summary (or any kept text) read once, in every form the rules compare against."""
+    """A summary (or any kept text) read once, in every form the rules compare against; each form is built on
+    first use (a long kept text is mostly asked for a few misses)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.flat = " ".join(text.split())
-        self.plain = self.flat.replace("`", "")
-        self.folded = fold(text)
-        self.blurred = _DIGITS.sub("0", self.folded)
-        self.paths: set[str] = {rec.path_key(p) for p in rec.path_tokens(text)}
-        self.by_name: dict[str, list[str]] = {}
-        for path in self.paths:
-            self.by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
-        self.identifiers: set[str] = {rec.identifier_key(i) for i in rec.identifiers(text)}
-        self.hexes: list[str] = [i for i in self.identifiers if rec.is_hex_identifier(i)]
-        self.quantities: set[str] = {canonical for _, canonical in rec.quantities(text)}
-        self.sentence_words: list[frozenset[str]] = [content_words(s) for s in rec.sentences(text)]
-        self.postings: dict[str, list[int]] = {}
-        for number, words in enumerate(self.sentence_words):
-            for word in words:
-                self.postings.setdefault(word, []).append(number)
-        self.name_postings: dict[str, set[int]] = {}
-        for number, sentence in enumerate(rec.sentences(text)):
+
+    @cached_property
+    def flat(self) -> str:
+        return " ".join(self.text.split())
+
+    @cached_property
+    def plain(self) -> str:
+        return self.flat.replace("`", "")
+
+    @cached_property
+    def folded(self) -> str:
+        return fold(self.text)
+
+    @cached_property
+    def blurred(self) -> str:
+        return _DIGITS.sub("0", self.folded)
+
+    @cached_property
+    def paths(self) -> set[str]:
+        return {rec.path_key(p) for p in rec.path_tokens(self.text)}
+
+    @cached_property
+    def by_name(self) -> dict[str, list[str]]:
+        names: dict[str, list[str]] = {}
+        for path in sorted(self.paths):
+            names.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+        return names
+
+    @cached_property
+    def identifiers(self) -> set[str]:
+        return {rec.identifier_key(i) for i in rec.identifiers(self.text)}
+
+    @cached_property
+    def hexes(self) -> list[str]:
+        return sorted(i for i in self.identifiers if rec.is_hex_identifier(i))
+
+    @cached_property
+    def quantities(self) -> set[str]:
+        return {canonical for _, canonical in rec.quantities(self.text)}
+
+    @cached_property
+    def sentences(self) -> list[str]:
+        return rec.sentences(self.text)
+
+    @cached_property
+    def postings(self) -> dict[str, list[int]]:
+        found: dict[str, list[int]] = {}
+        for number, sentence in enumerate(self.sentences):
+            for word in content_words(sentence):
+                found.setdefault(word, []).append(number)
+        return found
+
+    @cached_property
+    def name_postings(self) -> dict[str, set[int]]:
+        found: dict[str, set[int]] = {}
+        for number, sentence in enumerate(self.sentences):
             for name in code_names(sentence):
-                self.name_postings.setdefault(name, set()).add(number)
+                found.setdefault(name, set()).add(number)
+        return found
 
     def names_together(self, names: frozenset[str], share: float = ERROR_NAMES_SHARE) -> bool:
         """Whether one summary sentence names two or more of ``names`` and at least ``share`` of them (a dotted

@@ -225,13 +225,13 @@ _COUNT_NOUNS = (
 # fmt: on
 _SINGULAR = {noun: noun.rstrip("s") if noun.endswith("s") and noun not in ("passed",) else noun for noun in _COUNT_NOUNS}
 _SINGULAR.update({"tok": "token", "params": "param", "parameters": "param", "chars": "char", "characters": "char"})
-_UNITS = sorted({*_UNIT_ALIASES, *_COUNT_NOUNS}, key=len, reverse=True)
+_UNITS = frozenset({*_UNIT_ALIASES, *_COUNT_NOUNS})
 _ATTACHED_ONLY = frozenset({"x", "b", "k", "m", "t", "s", "h"})  # "3s", "20x", "7B"; "3 s" reads as prose
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+# Any word after a number, read whole (possessive), then looked up: one pass, no alternation of every unit.
 _QUANTITY = re.compile(
     rf"(?P<currency>[$€£])?(?<![\w.,:/#-])(?P<value>{_NUMBER})(?P<space>[ \u00a0]?)"
-    rf"(?P<unit>{'|'.join(re.escape(u) for u in _UNITS)})(?![\w/])",
-    re.I,
+    r"(?P<unit>%|×|[A-Za-zµμ]++(?:/s)?+)(?![\w/])"
 )
 _CURRENCY = re.compile(rf"(?P<currency>[$€£])(?P<value>{_NUMBER})(?![\w.,])")
 _CURRENCY_UNITS = {"$": "usd", "€": "eur", "£": "gbp"}
@@ -265,7 +265,8 @@ def quantities(text: str) -> list[tuple[str, str]]:
     found: list[tuple[int, str, str]] = []
     for match in _QUANTITY.finditer(text):
         unit = match.group("unit")
-        if match.group("space") and unit.lower() in _ATTACHED_ONLY:
+        lowered = unit.lower()
+        if lowered not in _UNITS or (match.group("space") and lowered in _ATTACHED_ONLY):
             continue
         if unit in ("m", "M") and text[match.end() : match.end() + 1] == ":":
             continue
