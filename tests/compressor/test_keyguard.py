@@ -1,7 +1,8 @@
 """The key guard: one list of a key's written forms, and every way out of the process cleaned with it.
 
-The forms are computed here independently of the guard (base64, hex, percent, JSON and HTML escapes, halves), so
-a form the guard forgot shows up as a failure, not as a blind spot shared by the code and its test.
+What is left after scrubbing is checked with tests/support/key_forms.py, which computes the forms independently
+of the guard (base64, hex, percent, JSON and HTML escapes, halves): a form the guard forgot shows up as a failure,
+not as a blind spot shared by the code and its test.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def cli(*argv: str) -> tuple[int, str, str]:
     code = main(list(argv), out=out, err=err)
     out.flush()
     err.flush()
-    return code, out.buffer.getvalue().decode("utf-8"), err.buffer.getvalue().decode("utf-8")  # type: ignore[attr-defined]
+    return code, out.buffer.getvalue().decode("utf-8"), err.buffer.getvalue().decode("utf-8")
 
 
 def conversation(**changes: Any) -> list[dict[str, Any]]:
