@@ -199,6 +199,28 @@ class TestCanaryKeyNeverLeaks:
         assert CANARY not in text
         assert error.__cause__ is None and error.__context__ is None  # nothing holding the request survives
 
+    @pytest.mark.parametrize(
+        ("where", "tail"),
+        [("flag", "\r"), ("flag", "\t"), ("flag", "\n"), ("flag", "\x00"), ("environment", "\r"), ("environment", "\t")],
+        ids=["flag-CR", "flag-tab", "flag-LF", "flag-NUL", "environment-CR", "environment-tab"],
+    )  # an environment cannot hold a NUL
+    def test_a_key_with_a_control_character_is_refused_and_never_sent(
+        self, run_cli: Any, where: str, tail: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # A Windows .env leaves "\r" at the end of API_KEY; the HTTP library would reject the header with
+        # an error quoting the key, control character escaped. It must not get that far.
+        with ScriptedServer(SUCCESS) as server:
+            if where == "environment":
+                monkeypatch.setenv("API_KEY", CANARY + tail)
+                artefacts = run_cli(server)
+            else:
+                artefacts = run_cli(server, "--api-key", CANARY + tail)
+        assert artefacts.code == 2 and server.calls == 0
+        (line,) = artefacts.stderr.strip().splitlines()
+        assert "API" in line and "not sent" in line
+        assert artefacts.leaks(CANARY) == [] and artefacts.leaks(CANARY + tail) == []
+        assert not (artefacts.root / "dumps").exists() and not (artefacts.root / "out").exists()
+
 
 # -- finding secrets in text ---------------------------------------------------------------------------
 
