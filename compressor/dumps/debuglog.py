@@ -243,8 +243,3 @@ def read_debug_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         if isinstance(value, dict):
             records.append(value)
     return records
-
-
-def contains_secret(text: str, secrets: Sequence[str]) -> bool:
-    """Whether any form of any non-empty secret (``KeyGuard``: escaped, encoded, half of it) is in ``text``."""
-    return KeyGuard(secrets).holds(text)
