@@ -10,18 +10,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 
 from ..markers import COVERAGE_TAG, SNAPSHOT_TAG
 from ..messages import Message, ToolDef
 from ..prompt import SNAPSHOT_SECTIONS, extract_summary
-from ..quality.artifacts import Artifact, Category, Ledger
-from ..quality.ledger import build_ledger, command_key, command_of
-from ..quality.matching import PathDepths
-from ..quality.recognisers import path_tokens
+from ..quality.ledger import build_ledger
 from ..tokens import TokenCounter, get_counter
 from .base import ModelReply
-from .extraction import MAX_ITEMS, Narrative, conversation_of, last_line, narrate
+from .extraction import (
+    MAX_ITEMS,
+    TIER_COMMANDS,
+    TIER_DETAIL,
+    TIER_EVIDENCE,
+    TIER_NARRATIVE,
+    Line,
+    conversation_of,
+    evidence_lines,
+    narrate,
+    narrative_lines,
+    path_lines,
+)
 from .redaction import defused, redact
 
 __all__ = [
@@ -40,152 +48,19 @@ DEFAULT_SHARE = 0.05
 MIN_BUDGET = 1_000
 #: The counter budgets are measured with.
 BUDGET_COUNTER = "cl100k_base"
-#: Commands shown with the last line of their output (the newest ones), and the characters of that line.
-COMMAND_OUTCOMES = 8
-OUTCOME_CHARS = 100
-#: Tiers in the order the budget is spent: the user's rules, open items and the latest statement, then the
-#: evidence the issue asks for (paths and identifiers, commands, errors), the narrative last.
-TIER_FIRST, TIER_PATHS, TIER_COMMANDS, TIER_EVIDENCE, TIER_DETAIL, TIER_NARRATIVE = 1, 2, 3, 4, 5, 6
+#: Tiers in the order the budget is spent (extraction.py): the user's rules, open items and the latest
+#: statement, then the evidence (paths and identifiers, commands, errors), the narrative last.
 SHORT_COMMAND, LONG_COMMAND = 60, 200  # tokens
 #: The share of the commands (the most wanted per token, none longer than LONG_COMMAND) listed right after
 #: the paths, before errors and the rest of the evidence compete for the budget.
 COMMAND_SHARE = 0.6
-#: The priority of what is wanted before any evidence of its tier (whatever it costs).
-URGENT = 1_000.0
-#: The newest tool calls listed as detail, before the older ones compete with the narrative.
-RECENT_CALLS = 4
+#: The share of the budget one line per path may take when not everything fits; beyond it paths go by folder.
+PATH_SHARE = 0.2
 
 
 def default_budget(span_tokens: int) -> int:
     """The snapshot budget when none is given: DEFAULT_SHARE of the span, and at least MIN_BUDGET tokens."""
     return max(int(span_tokens * DEFAULT_SHARE), MIN_BUDGET)
-
-
-@dataclass(frozen=True, slots=True)
-class _Line:
-    """One candidate line of the snapshot: where it goes, how urgently it is wanted, and its text."""
-
-    section: int  # 1-based section number
-    group: str  # a label heading a run of lines inside the section ("" for none)
-    order: tuple[object, ...]  # layout order inside its group
-    text: str
-    tier: int
-    priority: float
-
-
-def _priority(item: Artifact, span: int) -> float:
-    """Recency and reuse: the latest mention's place in the span, and the mentions (up to eight)."""
-    recency = (item.last_index + 1) / span if span else 1.0
-    return 0.6 * recency + 0.4 * min(item.mentions, 8) / 8
-
-
-def _root(paths: Sequence[str]) -> str:
-    """The deepest folder (two parts or more) holding at least 60 % of the absolute paths, or ''."""
-    absolute = [p for p in paths if p.startswith("/")]
-    best = ""
-    for depth in range(2, 12):
-        heads: dict[str, int] = {}
-        for path in absolute:
-            parts = path.strip("/").split("/")
-            if len(parts) > depth:
-                head = "/" + "/".join(parts[:depth])
-                heads[head] = heads.get(head, 0) + 1
-        top = max(heads.items(), key=lambda kv: (kv[1], kv[0]), default=("", 0))
-        if top[1] < 0.6 * len(absolute) or top[1] < 3:
-            break
-        best = top[0]
-    return best
-
-
-def _evidence(ledger: Ledger, body: Sequence[Message], narrative: Narrative) -> tuple[list[_Line], str]:
-    """Candidate lines for the ledger's paths, identifiers, commands and errors, and the paths' root folder."""
-    span = len(body)
-    lines: list[_Line] = []
-    paths = ledger.of("paths")
-    depths = PathDepths(p.key for p in paths)
-    root = _root([p.key for p in paths])
-    for item in paths:
-        shown = item.key
-        if root and shown.startswith(root + "/"):
-            relative = shown[len(root) + 1 :]
-            # Relative only when it still names the file alone and still reads as a path (".env.example" alone
-            # does not).
-            if len(relative.split("/")) >= depths.depth.get(item.key, 99) and path_tokens(relative) == [relative]:
-                shown = relative
-        if shown != root:
-            lines.append(_Line(8, "", (shown,), f"- {defused(shown)}", TIER_PATHS, _priority(item, span)))
-    for item in ledger.of("identifiers"):
-        lines.append(_Line(7, "Identifiers:", (item.index,), f"- {defused(item.text)}", TIER_PATHS,
-                           _priority(item, span)))
-    outcomes: dict[str, str] = {}
-    for message in body:
-        for call in message.tool_calls or ():
-            command = command_of(call)
-            result = narrative.results.get(call.id)
-            if command and result is not None:
-                outcomes[command_key(command)] = last_line(result)
-    commands = ledger.of("commands")
-    newest = {item.key for item in sorted(commands, key=lambda c: c.last_index)[-COMMAND_OUTCOMES:]}
-    for item in commands:
-        text = defused(item.text)
-        outcome = outcomes.get(item.key, "")
-        tail = f" → {defused(outcome[:OUTCOME_CHARS])}" if item.key in newest and outcome else ""
-        if "\n" in text:
-            shown = f"- ran{tail}:\n```\n{text}\n```"
-        else:
-            shown = f"- {text}{tail}" if "`" in text else f"- `{text}`{tail}"
-        lines.append(_Line(7, "Commands run (verbatim):", (item.last_index, item.key), shown, 0,
-                           _priority(item, span)))
-    for number, item in enumerate(ledger.of("errors")):
-        lines.append(_Line(9, "", (number,), f"- {defused(item.text)}", TIER_EVIDENCE, _priority(item, span)))
-    # The user's rules and the open items are few and wanted first (the newest MAX_ITEMS of each; the rest
-    # compete as evidence).
-    sections: tuple[tuple[Category, int], ...] = (("constraints", 2), ("todos", 6))
-    for category, section in sections:
-        items = ledger.of(category)
-        recent = {id(item) for item in sorted(items, key=lambda item: item.last_index)[-MAX_ITEMS:]}
-        for item in items:
-            tier, wanted = (TIER_FIRST, URGENT) if id(item) in recent else (TIER_EVIDENCE, _priority(item, span))
-            lines.append(_Line(section, "", (item.index,), f"- {defused(item.text)}", tier, wanted))
-    for item in ledger.of("decisions"):
-        lines.append(_Line(7, "Decisions:", (item.index,), f"- {defused(item.text)}", TIER_DETAIL,
-                           _priority(item, span)))
-    return lines, root
-
-
-def _narrative(found: Narrative, tools: Sequence[ToolDef], ledger: Ledger) -> list[_Line]:
-    lines: list[_Line] = []
-    todos = {item.text for item in ledger.of("todos")}
-    files = [item.key for item in ledger.of("paths")]
-    for number, call in enumerate(found.calls):
-        tier = TIER_DETAIL if number >= len(found.calls) - RECENT_CALLS else TIER_NARRATIVE
-        lines.append(_Line(3, "", (number,), f"- {call}", tier, number / max(len(found.calls), 1)))
-    for number, statement in enumerate(found.statements):
-        last = number == len(found.statements) - 1
-        lines.append(_Line(4, "", (number,), f"- {statement}", TIER_FIRST if last else TIER_NARRATIVE,
-                           URGENT if last else 1.0 + number))
-    for number, sentence in enumerate(found.pending):
-        if sentence in todos:
-            continue
-        lines.append(_Line(6, "", (10**6 + number,), f"- {sentence}", TIER_DETAIL, number / 100))
-    for number, fact in enumerate(found.facts):
-        lines.append(_Line(7, "Findings:", (number,), f"- {fact}", TIER_NARRATIVE, number / 100))
-    if tools:
-        names = [tool.name for tool in tools]
-        text = "- Tools available: " + ", ".join(names[:20]) + (", …" if len(names) > 20 else "")
-        lines.append(_Line(10, "", (1,), text, TIER_DETAIL, 0.5))
-    if found.earlier_summary:
-        lines.append(_Line(10, "", (2,), "- An earlier summary was compacted too; its first lines:",
-                           TIER_NARRATIVE, 0.9))
-        for number, line in enumerate(found.earlier_summary):
-            lines.append(_Line(10, "", (3, number), f"  {line}", TIER_NARRATIVE, 0.8 - number / 100))
-    by_folder: dict[str, list[str]] = {}
-    for path in files:
-        folder, slash, name = path.rstrip("/").rpartition("/")
-        by_folder.setdefault(f"{folder}/" if slash else "./", []).append(name or path)
-    for folder, names in sorted(by_folder.items()):
-        lines.append(_Line(11, "", (folder,), f"- {folder} {', '.join(names)}", TIER_NARRATIVE + 1, 0.0))
-    return lines
 
 
 _EMPTY = {
@@ -201,7 +76,7 @@ _EMPTY = {
 
 
 def _layout(
-    fixed: dict[int, str], chosen: Sequence[_Line], left: dict[tuple[int, str], int], calls_hidden: int
+    fixed: dict[int, str], chosen: Sequence[Line], left: dict[tuple[int, str], int], calls_hidden: int
 ) -> str:
     """The snapshot text: fixed text first, then the chosen lines by group, each group saying how many of its
     lines the budget left out; a section with nothing to say says so."""
@@ -243,8 +118,13 @@ def build_reply(
     ledger = build_ledger(body, carriers={positions[at] for at in carriers if at in positions})
     task = _task(counter, found.task, budget)
     counts = found.counts
-    evidence, root = _evidence(ledger, body, found)
-    candidates = [*evidence, *_narrative(found, tools, ledger)]
+    single, grouped, root = path_lines(ledger.of("paths"), len(body))
+    rest = [*evidence_lines(ledger, body, found), *narrative_lines(found, tools, ledger)]
+    candidates = [*single, *rest]
+    # One line per path, unless everything does not fit and those lines alone would take over PATH_SHARE of it.
+    path_cost = sum(counter.tok_many([line.text + "\n" for line in single]))
+    if path_cost > PATH_SHARE * budget and path_cost + sum(counter.tok_many([ln.text + "\n" for ln in rest])) > budget:
+        candidates = [*grouped, *rest]
     critical = (
         f"- Extracted offline from {len(body)} messages (user {counts['user']}, assistant {counts['assistant']}, "
         f"tool {counts['tool']}) without a model; quotes are verbatim but trimmed."
@@ -271,7 +151,7 @@ def build_reply(
     return redact(f"<{COVERAGE_TAG}>\n{coverage}\n</{COVERAGE_TAG}>\n\n<{SNAPSHOT_TAG}>\n{snapshot}\n</{SNAPSHOT_TAG}>")
 
 
-def _snapshot(fixed: dict[int, str], chosen: Sequence[_Line], candidates: Sequence[_Line], hidden: int) -> str:
+def _snapshot(fixed: dict[int, str], chosen: Sequence[Line], candidates: Sequence[Line], hidden: int) -> str:
     left: dict[tuple[int, str], int] = {}
     chosen_set = set(map(id, chosen))
     for line in candidates:
@@ -297,7 +177,7 @@ def _task(counter: TokenCounter, request: str, budget: int) -> str:
     return "\n".join(f"> {line}".rstrip() for line in text.splitlines())
 
 
-def _tiers(candidates: Sequence[_Line], costs: Sequence[int]) -> list[int]:
+def _tiers(candidates: Sequence[Line], costs: Sequence[int]) -> list[int]:
     """Each line's tier; a command's (tier 0) by its cost: the first COMMAND_SHARE of them by priority per
     token come right after the paths, the other short ones are evidence, longer ones detail, the longest last."""
     commands = sorted(
@@ -316,7 +196,7 @@ def _tiers(candidates: Sequence[_Line], costs: Sequence[int]) -> list[int]:
     return tiers
 
 
-def _rank(line: _Line, cost: int, tier: int) -> tuple[int, float, str]:
+def _rank(line: Line, cost: int, tier: int) -> tuple[int, float, str]:
     """Tier first; inside the command and evidence tiers the most wanted per token first (more short items
     beat one long), elsewhere the most wanted first."""
     wanted = line.priority / max(cost, 1) if tier in (TIER_COMMANDS, TIER_EVIDENCE) else line.priority
@@ -324,8 +204,8 @@ def _rank(line: _Line, cost: int, tier: int) -> tuple[int, float, str]:
 
 
 def _choose(
-    counter: TokenCounter, fixed: dict[int, str], candidates: Sequence[_Line], budget: int, hidden: int
-) -> list[_Line]:
+    counter: TokenCounter, fixed: dict[int, str], candidates: Sequence[Line], budget: int, hidden: int
+) -> list[Line]:
     """The lines that fit the budget, taken by tier then priority; checked on the real text and trimmed."""
     costs = counter.tok_many([line.text + "\n" for line in candidates])
     tiers = _tiers(candidates, costs)
@@ -335,7 +215,7 @@ def _choose(
     ]
     labels = {line.group: counter.tok(line.group + "\n") for line in candidates if line.group}
     room = budget - counter.tok(_snapshot(fixed, [], candidates, hidden))
-    chosen: list[_Line] = []
+    chosen: list[Line] = []
     groups: set[tuple[int, str]] = set()
     for line, cost in ranked:
         label = labels[line.group] if line.group and (line.section, line.group) not in groups else 0
