@@ -10,11 +10,12 @@ index and the ledger's own paths; a rule returns a match code or None, never a s
 | errors      | the line, case/whitespace folded           | its first 60 characters (prefix); its message after ``Type:``, or the line with digits blurred (normalised); one summary sentence naming two or more, and 40 %, of its code names (``no_cuda``, ``TrainingArguments``), or holding 70 % of its words (paraphrase) |
 | identifiers | the id, case folded; a URL without scheme  | a hash's 7+ character prefix, or a longer hash it starts (prefix) |
 | numbers     | the same value and unit (``1,000 steps`` = ``1000 step``, ``3.50s`` = ``3.5 s``) | — |
-| tools       | the tool's name as a word                  | — |
+| tools       | the tool's name as a word: case-sensitive (``Bash``, ``Read``) unless it reads as code (``read_file``, ``TodoWrite``: case folded) | — |
 | constraints, todos, decisions | the sentence, case/whitespace folded | one summary sentence holding ≥ 60 % (and ≥ 3) of its content words (paraphrase) |
 
-Commands are case-sensitive; everything else is compared case-insensitively. A command, tool name or identifier
-must stand as a word of its own (``ls`` is not found inside ``tools``).
+Commands (and plain tool names) are case-sensitive; everything else is compared case-insensitively. A command,
+tool name or identifier must stand as a word of its own (``ls`` is not found inside ``tools``), a path as a whole
+path (``/srv/app`` is not found inside ``/srv/application``).
 """
 
 from __future__ import annotations
