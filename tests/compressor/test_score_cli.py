@@ -110,10 +110,33 @@ class TestLive:
         assert code == 0 and json.loads(out)["compactions"] == [] and "no recorded compactions" in err
 
 
-def test_probes_are_estimated_before_anything_is_spent() -> None:
-    code, out, _ = run("score", str(OPENJIUWEN_DUMPS), "--probes", "--json")
-    probes = json.loads(out)["probes"]
-    assert code == 0 and probes["estimate"]["calls"] > 0 and probes["compactions"] == []
+class TestProbes:
+    DUMP = sorted(OPENJIUWEN_DUMPS.glob("compact000/*.json"))[0]
+
+    def test_estimated_before_anything_is_spent(self) -> None:
+        code, out, _ = run("score", str(OPENJIUWEN_DUMPS), "--probes", "--json")
+        probes = json.loads(out)["probes"]
+        assert code == 0 and probes["estimate"]["calls"] > 0 and probes["compactions"] == []
+        code, out, _ = run("score", str(OPENJIUWEN_DUMPS), "--probes")
+        assert "(add --yes to run it)" in out
+
+    def test_with_yes_each_probe_is_answered_twice_and_graded(self) -> None:
+        _, out, _ = run("score", str(self.DUMP), "--probes", "--json")
+        calls = json.loads(out)["probes"]["estimate"]["calls"]
+        scores = {side: dict.fromkeys(("accuracy", "context_awareness", "artifact_trail", "completeness",
+                                       "continuity", "instruction_following"), 3) for side in ("1", "2")}
+        script = ["an answer", "another answer", json.dumps(scores)] * (calls // 3)
+        with ScriptedServer(script) as server:
+            code, out, err = run("score", str(self.DUMP), "--probes", "--yes", "--api-base", server.url,
+                                 "--model", "m", "--json")
+            assert server.calls == calls
+        (graded,) = json.loads(out)["probes"]["compactions"]
+        assert code == 0, err
+        assert graded["overall"] == {"before": 3.0, "after": 3.0, "share_of_ceiling": 1.0}
+
+    def test_yes_without_an_endpoint_is_bad_input(self) -> None:
+        code, _, err = run("score", str(self.DUMP), "--probes", "--yes")
+        assert code == 2 and "--api-base" in err
 
 
 def test_a_missing_file_is_one_line() -> None:
