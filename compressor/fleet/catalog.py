@@ -1,0 +1,444 @@
+"""The catalog: what a fleet read, counted and swept, kept as Parquet shards with a DuckDB database over them.
+
+Layout of a catalog folder (``default_root()``, or ``--catalog DIR``)::
+
+    files/part-N.parquet     one row per file version and counter: path, size, mtime_ns, hash, runs, error
+    runs/part-N.parquet      one row per conversation (run_id = hash + number): format, agent, model, counts
+    messages/part-N.parquet  one row per message: role class, tokens per counter, tool pairing, reported usage
+    kept/part-N.parquet      the conversation's JSON, which a later sweep rebuilds it from
+    outcomes/part-N.parquet  one row per run and setting played (and each run's untouched outcome)
+    catalog.duckdb           views over the shards (files, runs, messages, kept, outcomes), for any DuckDB client
+
+Invariant: a shard is written beside its place and renamed into it (a reader never sees half a file), and the
+``files`` shard of a batch is renamed last, so a build killed at any moment leaves a catalog that opens; rows
+are keyed by content (a file's hash), so a batch that never got its ``files`` shard is invisible and harmless,
+and the next build processes exactly the files no committed shard names.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..errors import CompressorError
+from ..replay import Outcome
+from ..tokens import COUNTER_NAMES
+from .values import outcome_json
+from .work import MESSAGE_COLUMNS, FileResult
+
+CATALOG_ENV = "COMPACTION_LAB_CATALOG"
+DATABASE = "catalog.duckdb"
+_SHARD = re.compile(r"^part-(\d+)\.parquet$")
+
+#: Every dataset's columns and DuckDB types; ``seq`` (the batch) comes first in each.
+SCHEMAS: dict[str, dict[str, str]] = {
+    "files": {
+        "seq": "BIGINT",
+        "path": "VARCHAR",
+        "size": "BIGINT",
+        "mtime_ns": "BIGINT",
+        "hash": "VARCHAR",
+        "counter": "VARCHAR",
+        "runs": "INTEGER",
+        "error": "VARCHAR",
+    },
+    "runs": {
+        "seq": "BIGINT",
+        "run_id": "VARCHAR",
+        "hash": "VARCHAR",
+        "conversation": "INTEGER",
+        "counter": "VARCHAR",
+        "name": "VARCHAR",
+        "format": "VARCHAR",
+        "agent": "VARCHAR",
+        "model": "VARCHAR",
+        "messages": "INTEGER",
+        "context_tokens": "BIGINT",
+        "system_tokens": "BIGINT",
+        "tools_tokens": "BIGINT",
+        "window_tokens": "BIGINT",
+        "window_source": "VARCHAR",
+        "steps": "INTEGER",
+        "recorded_compactions": "INTEGER",
+    },
+    "messages": {
+        "seq": "BIGINT",
+        **{
+            name: "BIGINT"
+            if name.startswith("tokens_") or name in ("reported_tokens", "chars")
+            else ("INTEGER" if name in ("position", "tool_calls", "paired_position") else "VARCHAR")
+            for name in MESSAGE_COLUMNS
+        },
+    },
+    "kept": {"seq": "BIGINT", "run_id": "VARCHAR", "kept": "VARCHAR"},
+    "outcomes": {
+        "seq": "BIGINT",
+        "run_id": "VARCHAR",
+        "play_key": "VARCHAR",
+        "ratio": "DOUBLE",
+        "keep": "INTEGER",
+        "min_target": "DOUBLE",
+        "outcome": "VARCHAR",
+        "compactions": "INTEGER",
+        "refused": "INTEGER",
+        "peak_tokens": "BIGINT",
+        "context_max": "BIGINT",
+        "steps_over_capacity": "INTEGER",
+        "agent_input_tokens": "BIGINT",
+        "compaction_input_tokens": "BIGINT",
+    },
+}
+#: The order a batch is renamed into place: ``files`` last, as the batch's commit.
+COMMIT_ORDER: tuple[str, ...] = ("outcomes", "kept", "messages", "runs", "files")
+
+#: Views a reader queries: the newest version of each file per counter, and its runs joined to it.
+VIEWS: tuple[tuple[str, str], ...] = (
+    (
+        "files",
+        "SELECT * FROM files_all QUALIFY row_number() OVER (PARTITION BY path, counter ORDER BY seq DESC) = 1",
+    ),
+    (
+        "runs",
+        "SELECT * FROM runs_all QUALIFY row_number() OVER (PARTITION BY run_id, counter ORDER BY seq DESC) = 1",
+    ),
+    (
+        "fleet_runs",
+        (
+            "SELECT f.path, f.size, f.mtime_ns, r.* EXCLUDE (seq, hash), f.hash FROM files f "
+            "JOIN runs r ON r.hash = f.hash AND r.counter = f.counter WHERE f.error IS NULL"
+        ),
+    ),
+    ("messages", "SELECT * FROM messages_all"),
+    ("kept", "SELECT * FROM kept_all QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY seq DESC) = 1"),
+    (
+        "outcomes",
+        (
+            "SELECT * FROM outcomes_all QUALIFY row_number() OVER "
+            "(PARTITION BY run_id, play_key, ratio, keep, min_target ORDER BY seq DESC) = 1"
+        ),
+    ),
+)
+
+
+class CatalogError(CompressorError):
+    """The catalog folder cannot be used (not writable, or being built by another process): one line."""
+
+
+def default_root(environ: dict[str, str] | None = None) -> Path:
+    """``$COMPACTION_LAB_CATALOG``, else ``$XDG_CACHE_HOME/compaction-lab/catalog``, else under ``~/.cache``."""
+    env = os.environ if environ is None else environ
+    if env.get(CATALOG_ENV):
+        return Path(env[CATALOG_ENV]).expanduser()
+    cache = Path(env["XDG_CACHE_HOME"]).expanduser() if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    return cache / "compaction-lab" / "catalog"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileRecord:
+    """What the catalog knows of one file under one counter."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str
+    runs: int
+    error: str | None
+
+
+def _sql_text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+class Catalog:
+    """One catalog folder. Reads go through short-lived in-memory DuckDB connections (no lock is ever held on
+    ``catalog.duckdb`` by a reader); one build at a time writes, under an advisory lock on ``.lock``."""
+
+    def __init__(self, root: str | Path | None = None) -> None:
+        self.root = Path(root).expanduser().absolute() if root is not None else default_root().absolute()
+        try:
+            for dataset in SCHEMAS:
+                (self.root / dataset).mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise CatalogError(
+                f"{self.root}: cannot make the catalog folder: {error.strerror or error}"
+            ) from None
+        for dataset in SCHEMAS:  # an empty shard per dataset, so every view has its columns from the start
+            if not any(self.shards(dataset)):
+                _write_shard(self.root / dataset, 0, dataset, {name: [] for name in SCHEMAS[dataset]})
+
+    def shards(self, dataset: str) -> Iterator[tuple[int, Path]]:
+        for path in (self.root / dataset).iterdir():
+            match = _SHARD.match(path.name)
+            if match:
+                yield int(match.group(1)), path
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def connect(self) -> duckdb.DuckDBPyConnection:
+        """An in-memory connection with the catalog's views (see ``VIEWS``); close it when done."""
+        connection = duckdb.connect()
+        for dataset in SCHEMAS:
+            glob = _sql_text(str(self.root / dataset / "part-*.parquet"))
+            connection.execute(
+                f"CREATE VIEW {dataset}_all AS SELECT * FROM read_parquet({glob}, union_by_name=true)"
+            )
+        for name, body in VIEWS:
+            connection.execute(f"CREATE VIEW {name} AS {body}")
+        return connection
+
+    @contextmanager
+    def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        connection = self.connect()
+        try:
+            yield connection
+        finally:
+            connection.close()
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        with self.reading() as connection:
+            return connection.execute(sql, params).fetchall()
+
+    def known(self, paths: Sequence[str], counter: str) -> dict[str, FileRecord]:
+        """The newest record of each of ``paths`` under ``counter``."""
+        if not paths:
+            return {}
+        rows = self.query(
+            "SELECT path, size, mtime_ns, hash, runs, error FROM files WHERE counter = ? AND path IN "
+            "(SELECT unnest(?::VARCHAR[]))",
+            [counter, list(paths)],
+        )
+        return {
+            row[0]: FileRecord(
+                path=row[0], size=row[1], mtime_ns=row[2], hash=row[3], runs=row[4], error=row[5]
+            )
+            for row in rows
+        }
+
+
+def _write_shard(folder: Path, seq: int, dataset: str, columns: dict[str, list[Any]]) -> Path:
+    """One dataset's rows as ``part-<seq>.parquet``, written beside it and renamed into place."""
+    schema = SCHEMAS[dataset]
+    final = folder / f"part-{seq:08d}.parquet"
+    temp = folder / f".part-{seq:08d}.{os.getpid()}.tmp"
+    select = ", ".join(f"unnest(${name})::{kind} AS {name}" for name, kind in schema.items())
+    connection = duckdb.connect()
+    try:
+        connection.execute(
+            f"COPY (SELECT {select}) TO {_sql_text(str(temp))} (FORMAT PARQUET, COMPRESSION ZSTD)",
+            {name: columns[name] for name in schema},
+        )
+    finally:
+        connection.close()
+    with open(temp, "rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(temp, final)
+    return final
+
+
+class Writer:
+    """A build's writing side: results are buffered and written as one batch of shards (``flush``)."""
+
+    def __init__(self, catalog: Catalog, seq: int) -> None:
+        self.catalog = catalog
+        self.seq = seq
+        self._reset()
+
+    def _reset(self) -> None:
+        self.columns: dict[str, dict[str, list[Any]]] = {d: {n: [] for n in SCHEMAS[d]} for d in SCHEMAS}
+        self.pending_files = 0
+        self.pending_chars = 0
+
+    def add(self, result: FileResult, *, runs: int | None = None) -> None:
+        """A processed file: its record, and (read this time) its runs, messages, kept JSON and outcomes;
+        ``runs`` for a file whose content the catalog holds already (only its record is new)."""
+        runs = len(result.runs) if runs is None else runs
+        self._row(
+            "files",
+            path=result.path,
+            size=result.size,
+            mtime_ns=result.mtime_ns,
+            hash=result.hash,
+            counter=result.counter,
+            runs=runs,
+            error=result.error,
+        )
+        for run in result.runs:
+            row = run.row
+            self._row(
+                "runs",
+                run_id=row.run_id,
+                hash=row.hash,
+                conversation=row.conversation,
+                counter=result.counter,
+                name=row.name,
+                format=row.format,
+                agent=row.agent,
+                model=row.model,
+                messages=row.messages,
+                context_tokens=row.context_tokens,
+                system_tokens=row.system_tokens,
+                tools_tokens=row.tools_tokens,
+                window_tokens=row.window_tokens,
+                window_source=row.window_source,
+                steps=row.steps,
+                recorded_compactions=row.recorded_compactions,
+            )
+            target = self.columns["messages"]
+            count = len(run.messages["run_id"])
+            target["seq"].extend([self.seq] * count)
+            for name in MESSAGE_COLUMNS:
+                target[name].extend(run.messages[name])
+            self._row("kept", run_id=row.run_id, kept=run.kept)
+            settings = [o.key for o in run.outcomes]
+            self.add_outcomes(row.run_id, run.play_key, settings, run.outcomes)
+            self.add_template(row.run_id, run.template_key, run.template)
+        self.pending_files += 1
+        self.pending_chars += result.kept_chars
+
+    def add_outcomes(
+        self,
+        run_id: str,
+        play_key: str,
+        settings: Sequence[tuple[float, int, float]],
+        outcomes: Sequence[Outcome],
+    ) -> None:
+        for (ratio, keep, target), outcome in zip(settings, outcomes, strict=True):
+            self._row(
+                "outcomes",
+                run_id=run_id,
+                play_key=play_key,
+                ratio=ratio,
+                keep=keep,
+                min_target=target,
+                outcome=outcome_json(outcome),
+                compactions=outcome.compactions,
+                refused=outcome.refused,
+                peak_tokens=outcome.peak_tokens,
+                context_max=outcome.context_max,
+                steps_over_capacity=outcome.steps_over_capacity,
+                agent_input_tokens=outcome.agent_input_tokens,
+                compaction_input_tokens=outcome.compaction_input_tokens,
+            )
+
+    def add_template(self, run_id: str, template_key: str, template: Outcome | None) -> None:
+        """The run's untouched outcome ("" when a setting as high as any leaves it touched)."""
+        self._row(
+            "outcomes",
+            run_id=run_id,
+            play_key=template_key,
+            ratio=-1.0,
+            keep=-1,
+            min_target=-1.0,
+            outcome=outcome_json(template) if template is not None else "",
+            compactions=0,
+            refused=0,
+            peak_tokens=template.peak_tokens if template is not None else None,
+            context_max=None,
+            steps_over_capacity=None,
+            agent_input_tokens=None,
+            compaction_input_tokens=None,
+        )
+
+    def _row(self, dataset: str, **values: Any) -> None:
+        columns = self.columns[dataset]
+        columns["seq"].append(self.seq)
+        for name in SCHEMAS[dataset]:
+            if name != "seq":
+                columns[name].append(values.get(name))
+
+    @property
+    def empty(self) -> bool:
+        return not any(columns["seq"] for columns in self.columns.values())
+
+    def flush(self) -> None:
+        """Write the buffered batch (``files`` last, as its commit) and start the next one."""
+        if self.empty:
+            return
+        for dataset in COMMIT_ORDER:
+            if self.columns[dataset]["seq"]:
+                _write_shard(self.catalog.root / dataset, self.seq, dataset, self.columns[dataset])
+        self.seq += 1
+        self._reset()
+
+
+#: Builds of this process, by catalog folder: POSIX locks do not keep two threads of one process apart.
+_WRITERS: set[Path] = set()
+_WRITERS_LOCK = threading.Lock()
+
+
+@contextmanager
+def writing(catalog: Catalog) -> Iterator[Writer]:
+    """The one writer of a catalog: holds the build lock, removes killed builds' temps, flushes on the way out.
+
+    The lock is a POSIX record lock (``lockf``): the system drops it when the process dies, kill -9 included,
+    and, unlike ``flock``, a worker process forked during the build does not inherit it.
+    """
+    busy = CatalogError(f"{catalog.root}: another build is writing this catalog; try again when it ends")
+    with _WRITERS_LOCK:
+        if catalog.root in _WRITERS:
+            raise busy
+        _WRITERS.add(catalog.root)
+    try:
+        try:
+            handle = open(catalog.root / ".lock", "a+")  # noqa: SIM115 - held for the whole build
+        except OSError as error:
+            raise CatalogError(
+                f"{catalog.root}: cannot write the catalog: {error.strerror or error}"
+            ) from None
+        with handle:
+            try:
+                fcntl.lockf(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                raise busy from None
+            for dataset in SCHEMAS:  # under the lock no other writer runs: every temp is a killed build's
+                for path in (catalog.root / dataset).glob(".part-*.tmp"):
+                    path.unlink(missing_ok=True)
+            seq = 1 + max((number for dataset in SCHEMAS for number, _ in catalog.shards(dataset)), default=0)
+            writer = Writer(catalog, seq)
+            try:
+                yield writer
+            finally:
+                writer.flush()
+                write_database(catalog)
+    finally:
+        with _WRITERS_LOCK:
+            _WRITERS.discard(catalog.root)
+
+
+def write_database(catalog: Catalog) -> None:
+    """``catalog.duckdb``: the views, for a DuckDB client opened on the folder; skipped while one holds it open."""
+    path = catalog.root / DATABASE
+    try:
+        connection = duckdb.connect(str(path))
+    except duckdb.Error as error:
+        if "lock" in str(error).lower():
+            return
+        # Derived data only: a database a killed build left unreadable is made again from the shards.
+        for leftover in (path, path.with_name(DATABASE + ".wal")):
+            leftover.unlink(missing_ok=True)
+        connection = duckdb.connect(str(path))
+    try:
+        for dataset in SCHEMAS:
+            glob = _sql_text(str(catalog.root / dataset / "part-*.parquet"))
+            connection.execute(
+                f"CREATE OR REPLACE VIEW {dataset}_all AS SELECT * FROM read_parquet({glob}, union_by_name=true)"
+            )
+        for name, body in VIEWS:
+            connection.execute(f"CREATE OR REPLACE VIEW {name} AS {body}")
+    finally:
+        connection.close()
+
+
+def counter_column(counter: str) -> str:
+    if counter not in COUNTER_NAMES:
+        raise CatalogError(f"counter: unknown {counter!r}")
+    return f"tokens_{counter}"

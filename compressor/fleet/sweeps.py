@@ -1,0 +1,307 @@
+"""A fleet: build the catalog, take every run's outcomes for the grid from it (playing only the settings it
+does not hold, from the kept runs), and add them up into each setting's figures and the recommendation.
+
+Invariant: every outcome is ``replay.sweep`` on the run (from the file, or rebuilt from the catalog with its
+counts) or, for a setting whose threshold lies above the run's untouched peak, that untouched outcome with
+the setting's own numbers — which is what ``sweep`` returns there; files are never read again for a sweep.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from ..replay import Outcome
+from ..trigger import min_target_for, threshold_for
+from ..windows import resolve_context_max
+from .build import Progress, ProgressFn, build_catalog
+from .catalog import Catalog, counter_column, writing
+from .executors import Executor
+from .figures import OutcomeTable, recommend_fleet, setting_figures
+from .inputs import discover
+from .values import Broken, Fleet, FleetGrid, RunRow, SettingKey, outcome_from_json
+from .work import SweepResult, SweepTask, sweep_kept
+
+#: Runs fetched from the catalog per query when their kept JSON is needed.
+KEPT_BATCH = 32
+
+
+def fleet_runs(catalog: Catalog, paths: Sequence[str], grid: FleetGrid) -> tuple[list[RunRow], list[Broken]]:
+    """The catalogued runs of ``paths`` (sorted by file, then conversation) and the files that failed."""
+    with catalog.reading() as connection:
+        connection.execute("CREATE TEMP TABLE wanted AS SELECT unnest(?::VARCHAR[]) AS path", [list(paths)])
+        runs = connection.execute(
+            "SELECT run_id, path, conversation, name, format, agent, model, size, mtime_ns, hash, messages, "
+            "context_tokens, system_tokens, tools_tokens, window_tokens, window_source, steps, recorded_compactions "
+            "FROM fleet_runs JOIN wanted USING (path) WHERE counter = ? ORDER BY path, conversation",
+            [grid.counter],
+        ).fetchall()
+        failed = connection.execute(
+            "SELECT path, error FROM files JOIN wanted USING (path) WHERE counter = ? AND error IS NOT NULL "
+            "ORDER BY path",
+            [grid.counter],
+        ).fetchall()
+    rows = []
+    for row in runs:
+        capacity = resolve_context_max(grid.context_max, grid.model, run_model=row[6])
+        rows.append(
+            RunRow(
+                run_id=row[0],
+                path=row[1],
+                conversation=row[2],
+                name=row[3],
+                format=row[4],
+                agent=row[5],
+                model=row[6],
+                size=row[7],
+                mtime_ns=row[8],
+                hash=row[9],
+                messages=row[10],
+                context_tokens=row[11],
+                system_tokens=row[12],
+                tools_tokens=row[13],
+                window_tokens=row[14],
+                window_source=row[15],
+                steps=row[16],
+                recorded_compactions=row[17],
+                context_max=capacity.tokens,
+                context_max_source=capacity.source,
+            )
+        )
+    return rows, [Broken(path, error) for path, error in failed]
+
+
+def _numbers(outcome: Outcome) -> tuple[int, int, int, int]:
+    return (
+        outcome.compactions,
+        outcome.peak_tokens,
+        outcome.steps_over_capacity,
+        outcome.agent_input_tokens + outcome.compaction_input_tokens,
+    )
+
+
+def from_template(template: Outcome, setting: SettingKey) -> Outcome:
+    """The untouched outcome under another setting that makes no attempt either: only the setting's own numbers
+    differ (``replay``'s player reads a setting only through its threshold and min target)."""
+    ratio, keep, target = setting
+    return replace(
+        template,
+        trigger_context_ratio=ratio,
+        keep_recent_messages=keep,
+        min_target_context_ratio=target,
+        threshold=threshold_for(template.context_max, ratio),
+        min_target_tokens=min_target_for(template.context_max, target),
+    )
+
+
+class Collected:
+    """The grid's numbers per run as they are found (catalog, template, or played), then the table."""
+
+    def __init__(self, runs: Sequence[RunRow], grid: FleetGrid) -> None:
+        self.runs, self.grid = runs, grid
+        self.settings = grid.settings
+        self.position = {setting: at for at, setting in enumerate(self.settings)}
+        self.found: list[dict[int, tuple[int, int, int, int]]] = [{} for _ in runs]
+        self.templates: dict[int, Outcome | None] = {}
+
+    def missing(self, run: int) -> tuple[SettingKey, ...]:
+        return tuple(s for at, s in enumerate(self.settings) if at not in self.found[run])
+
+    def table(self) -> OutcomeTable:
+        table = OutcomeTable.empty(self.settings)
+        for run, row in enumerate(self.runs):
+            table.capacities.append(row.context_max)
+            for at in range(len(self.settings)):
+                compactions, peak, over, tokens = self.found[run][at]
+                table.compactions.append(compactions)
+                table.peaks.append(peak)
+                table.over.append(over)
+                table.tokens.append(tokens)
+        return table
+
+
+def _from_catalog(catalog: Catalog, collected: Collected) -> None:
+    """Every outcome and template the catalog holds for these runs under this grid's play keys."""
+    grid, runs = collected.grid, collected.runs
+    index = {(row.run_id, grid.play_key(row.context_max)): run for run, row in enumerate(runs)}
+    templates = {(row.run_id, grid.template_key(row.context_max)): run for run, row in enumerate(runs)}
+    wanted = [*index, *templates]
+    with catalog.reading() as connection:
+        connection.execute(
+            "CREATE TEMP TABLE wanted AS SELECT unnest(?::VARCHAR[]) AS run_id, unnest(?::VARCHAR[]) AS play_key",
+            [[w[0] for w in wanted], [w[1] for w in wanted]],
+        )
+        rows = connection.execute(
+            "SELECT run_id, play_key, ratio, keep, min_target, compactions, peak_tokens, steps_over_capacity, "
+            "agent_input_tokens + compaction_input_tokens, outcome FROM outcomes JOIN wanted USING (run_id, play_key)"
+        ).fetchall()
+    for run_id, play_key, ratio, keep, target, compactions, peak, over, tokens, text in rows:
+        if (run_id, play_key) in templates:
+            collected.templates[templates[(run_id, play_key)]] = outcome_from_json(text) if text else None
+            continue
+        at = collected.position.get((ratio, keep, target))
+        if at is not None:
+            collected.found[index[(run_id, play_key)]][at] = (compactions, peak, over, tokens)
+
+
+def _fill_untouched(collected: Collected) -> None:
+    for run, template in collected.templates.items():
+        if template is None:
+            continue
+        for at, setting in enumerate(collected.settings):
+            if at not in collected.found[run] and template.peak_tokens < threshold_for(
+                template.context_max, setting[0]
+            ):
+                collected.found[run][at] = _numbers(from_template(template, setting))
+
+
+def _sweep_tasks(catalog: Catalog, collected: Collected, todo: Sequence[int]) -> Iterator[SweepTask]:
+    """The runs still missing settings, each with its kept JSON and counts, fetched a batch at a time."""
+    column = counter_column(collected.grid.counter)
+    for begin in range(0, len(todo), KEPT_BATCH):
+        batch = todo[begin : begin + KEPT_BATCH]
+        ids = [collected.runs[run].run_id for run in batch]
+        with catalog.reading() as connection:
+            kept = dict(
+                connection.execute(
+                    "SELECT run_id, kept FROM kept WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids]
+                ).fetchall()
+            )
+            counted = connection.execute(
+                f"SELECT run_id, seq, list({column} ORDER BY part = 'context', position) FROM messages "
+                f"WHERE run_id IN (SELECT unnest(?::VARCHAR[])) AND {column} IS NOT NULL GROUP BY run_id, seq "
+                "ORDER BY seq",
+                [ids],
+            ).fetchall()
+        counts = {run_id: tuple(values) for run_id, _, values in counted}  # the newest batch's counts win
+        for run in batch:
+            row = collected.runs[run]
+            yield SweepTask(
+                run_id=row.run_id,
+                kept=kept[row.run_id],
+                counts=counts.get(row.run_id),
+                context_max=row.context_max,
+                grid=collected.grid,
+                settings=collected.missing(run),
+                template=run not in collected.templates,
+            )
+
+
+def sweep_fleet(
+    catalog: Catalog,
+    runs: Sequence[RunRow],
+    grid: FleetGrid,
+    executor: Executor,
+    *,
+    progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
+) -> tuple[OutcomeTable, int]:
+    """Every run's numbers for every setting of the grid, and how many runs had settings played."""
+    began = time.monotonic()
+    collected = Collected(runs, grid)
+    _from_catalog(catalog, collected)
+    _fill_untouched(collected)
+    todo = [run for run in range(len(runs)) if collected.missing(run)]
+    position = {row.run_id: run for run, row in enumerate(runs)}
+    if todo:
+        with writing(catalog) as writer:
+            results = executor.map(sweep_kept, _sweep_tasks(catalog, collected, todo), cancel)
+            for done, (_, result) in enumerate(results, start=1):
+                run = position[result.run_id]
+                row = collected.runs[run]
+                _take(collected, run, result)
+                writer.add_outcomes(
+                    row.run_id,
+                    grid.play_key(row.context_max),
+                    [o.key for o in result.outcomes],
+                    result.outcomes,
+                )
+                if run not in collected.templates:
+                    writer.add_template(row.run_id, grid.template_key(row.context_max), result.template)
+                if progress is not None:
+                    progress(
+                        Progress(phase="sweep", total=len(todo), done=done, elapsed=time.monotonic() - began)
+                    )
+    if cancel is not None and cancel.is_set() and any(collected.missing(run) for run in todo):
+        return OutcomeTable.empty(grid.settings), len(todo)
+    return collected.table(), len(todo)
+
+
+def _take(collected: Collected, run: int, result: SweepResult) -> None:
+    for outcome in result.outcomes:
+        collected.found[run][collected.position[outcome.key]] = _numbers(outcome)
+
+
+def picked_outcomes(
+    catalog: Catalog, runs: Sequence[RunRow], grid: FleetGrid, setting: SettingKey
+) -> list[Outcome | None]:
+    """Each run's outcome under ``setting`` (from the catalog, else its untouched outcome moved to it)."""
+    ratio, keep, target = setting
+    keys = [grid.play_key(row.context_max) for row in runs]
+    untouched = [grid.template_key(row.context_max) for row in runs]
+    with catalog.reading() as connection:
+        connection.execute(
+            "CREATE TEMP TABLE wanted AS SELECT unnest(?::VARCHAR[]) AS run_id, unnest(?::VARCHAR[]) AS play_key",
+            [[row.run_id for row in runs] * 2, keys + untouched],
+        )
+        rows = connection.execute(
+            "SELECT run_id, play_key, ratio, keep, min_target, outcome FROM outcomes JOIN wanted USING (run_id, play_key) "
+            "WHERE (ratio = ? AND keep = ? AND min_target = ?) OR keep = -1",
+            [ratio, keep, target],
+        ).fetchall()
+    played = {(r[0], r[1]): outcome_from_json(r[5]) for r in rows if r[3] != -1 and r[5]}
+    templates = {(r[0], r[1]): outcome_from_json(r[5]) for r in rows if r[3] == -1 and r[5]}
+    out: list[Outcome | None] = []
+    for row, key, template_key in zip(runs, keys, untouched, strict=True):
+        found = played.get((row.run_id, key))
+        if found is None and (row.run_id, template_key) in templates:
+            found = from_template(templates[(row.run_id, template_key)], setting)
+        out.append(found)
+    return out
+
+
+def run_fleet(
+    paths: Sequence[str | Path],
+    grid: FleetGrid,
+    catalog: Catalog,
+    executor: Executor,
+    *,
+    standard: bool = False,
+    home: Path | None = None,
+    progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
+) -> Fleet:
+    """The whole fleet: catalogue what changed, sweep the grid over every run, figures and recommendation."""
+    inputs, unlisted = discover(paths, standard=standard, home=home)
+    counts = build_catalog(catalog, inputs, grid, executor, progress=progress, cancel=cancel)
+    runs, failed = fleet_runs(catalog, [entry.path for entry in inputs], grid)
+    broken = tuple(sorted([*unlisted, *failed], key=lambda b: b.path))
+    if counts.cancelled:
+        table, swept = OutcomeTable.empty(grid.settings), 0
+        runs = []
+    else:
+        table, swept = sweep_fleet(catalog, runs, grid, executor, progress=progress, cancel=cancel)
+        if table.runs != len(runs):  # cancelled while sweeping
+            runs, counts = [], replace(counts, cancelled=True)
+    figures = setting_figures(table, grid.headroom)
+    recommendation = recommend_fleet(table, runs, figures, headroom=grid.headroom, share=grid.share)
+    picked: list[Outcome | None] = (
+        picked_outcomes(catalog, runs, grid, recommendation.setting)
+        if recommendation.setting is not None
+        else []
+    )
+    if progress is not None:
+        progress(Progress(phase="done", total=len(runs), done=len(runs)))
+    return Fleet(
+        grid=grid,
+        runs=tuple(runs),
+        broken=broken,
+        settings=figures,
+        recommendation=recommendation,
+        counts=replace(counts, runs=len(runs), swept=swept, broken=len(broken)),
+        catalog=str(catalog.root),
+        picked=tuple(picked),
+    )
