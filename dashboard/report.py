@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from functools import partial
+from functools import cache, partial
 
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
@@ -55,6 +55,12 @@ SWEEP_COLUMNS: tuple[str, ...] = (
     "compaction_input",
     "agent_input",
 )
+
+
+@cache
+def _plotly_js() -> str:
+    """plotly.js (~4.6 MB), read from the installed package once per process, not once per report."""
+    return get_plotlyjs()
 
 
 def _e(value: object) -> str:
@@ -213,7 +219,7 @@ def build_report(
         f"<html lang='{HTML_LANG.get(language, 'en')}'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         f"<title>{_e(title)}</title><style>{_STYLE}</style>",
-        f"<script type='text/javascript'>{get_plotlyjs()}</script>",
+        f"<script type='text/javascript'>{_plotly_js()}</script>",
         "</head><body>",
         f"<h1>{_e(title)}</h1>",
         f"<p class='meta'>{_e(meta)}</p>",

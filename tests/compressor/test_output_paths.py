@@ -58,8 +58,13 @@ class TestUnwritableOutputs:
         folder.mkdir()
         folder.chmod(0o555)
         target = folder / "result.out"
+        # the input is read as ``nobody`` too: a copy where that user can read it (a checkout may sit in a private folder)
+        source = shared_tmp / DEMO.name
+        source.write_bytes(DEMO.read_bytes())
+        source.chmod(0o644)
+        argv = [str(source) if arg == str(DEMO) else arg for arg in COMMANDS[command](target)]
         with unprivileged():
-            code, _, err = run(COMMANDS[command](target))
+            code, _, err = run(argv)
         assert code == EXIT_BAD_INPUT
         assert_one_line_naming(err, target, "Permission denied")
         assert list(folder.iterdir()) == []
