@@ -12,11 +12,11 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ..evidence.artifacts import Artifact, Category, Ledger
+from ..evidence.ledger import command_key, command_of
+from ..evidence.matching import PathDepths
+from ..evidence.recognisers import flat, path_tokens
 from ..messages import Message, ToolCall, ToolDef
-from ..quality.artifacts import Artifact, Category, Ledger
-from ..quality.ledger import command_key, command_of
-from ..quality.matching import PathDepths
-from ..quality.recognisers import flat, path_tokens
 from .redaction import defused
 
 #: Tool calls listed at most in the completed-work section, and characters kept per narrative line.

@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Sequence
 
+from ..evidence.ledger import build_ledger
 from ..markers import COVERAGE_TAG, SNAPSHOT_TAG
 from ..messages import Message, ToolDef
 from ..prompt import SNAPSHOT_SECTIONS, extract_summary
-from ..quality.ledger import build_ledger
 from ..tokens import TokenCounter, get_counter
 from .base import ModelReply
 from .extraction import (

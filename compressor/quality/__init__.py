@@ -6,7 +6,9 @@ Invariant: everything here is deterministic and offline except probe grading, wh
 is given; results are frozen values with ``to_dict()`` that name categories, statuses and reasons by code.
 """
 
-from .artifacts import CATEGORIES, EVIDENCE, PROSE, Artifact, Category, Ledger
+from ..evidence.artifacts import CATEGORIES, EVIDENCE, PROSE, Artifact, Category, Ledger
+from ..evidence.ledger import build_ledger
+from ..evidence.matching import MATCH_KINDS, MatchKind, SummaryIndex, match
 from .compactions import (
     NO_TEXT,
     Decay,
@@ -17,8 +19,6 @@ from .compactions import (
     score_result,
     score_span,
 )
-from .ledger import build_ledger
-from .matching import MATCH_KINDS, MatchKind, SummaryIndex, match
 from .probes import (
     DIMENSIONS,
     PROBE_KINDS,

@@ -11,12 +11,12 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..evidence.artifacts import CATEGORIES, Artifact, Category, Ledger
+from ..evidence.ledger import build_ledger, command_of, named_paths
+from ..evidence.matching import SummaryIndex, match, path_depths
 from ..messages import Conversation, Message
 from ..prompt import memory_message
 from ..tokens import TokenCounter, get_counter
-from .artifacts import CATEGORIES, Artifact, Category, Ledger
-from .ledger import build_ledger, command_of, named_paths
-from .matching import SummaryIndex, match, path_depths
 from .retention import Retention, Tally, macro, score
 
 #: Why a compaction has no retention: its replay sized summaries without writing any, it did not compact, …

@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 from ..backends.base import Backend
 from ..errors import BackendError
+from ..evidence.artifacts import Artifact, Category, Ledger
 from ..messages import Message
 from ..tokens import TokenCounter, get_counter
-from .artifacts import Artifact, Category, Ledger
 
 ProbeKind = Literal["recall", "artifact", "continuation", "decision"]
 PROBE_KINDS: tuple[ProbeKind, ...] = ("recall", "artifact", "continuation", "decision")

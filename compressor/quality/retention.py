@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .artifacts import CATEGORIES, Artifact, Category, Ledger
-from .matching import MatchKind, SummaryIndex, match, path_depths
+from ..evidence.artifacts import CATEGORIES, Artifact, Category, Ledger
+from ..evidence.matching import MatchKind, SummaryIndex, match, path_depths
 
 Status = Literal["kept", "elsewhere", "lost"]
 

@@ -97,17 +97,21 @@ class TestFloors:
 
 
 def circles() -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan), over the project's own modules."""
-    edges = {
-        name: sorted(
-            module
-            for module in imports
-            if module in MODULES and module != name
-            # a module inside a package may read names of its package's face only if the face does not import it
-            and not (name.startswith(module + ".") and module not in GRAPH)
-        )
-        for name, imports in GRAPH.items()
-    }
+    """Strongly connected components of more than one module (Tarjan), over the project's own modules.
+
+    Importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__`` first, so an import is also an edge to each
+    package above the imported module (except the importer's own packages, which are being imported already).
+    """
+    edges: dict[str, list[str]] = {}
+    for name, imports in GRAPH.items():
+        targets: set[str] = set()
+        for module in imports:
+            parts = module.split(".")
+            for depth in range(1, len(parts) + 1):
+                target = ".".join(parts[:depth])
+                if target in MODULES and target != name and not name.startswith(target + "."):
+                    targets.add(target)
+        edges[name] = sorted(targets)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from compressor.evidence.artifacts import Artifact
+from compressor.evidence.matching import PathDepths, command_core
 from compressor.quality import SummaryIndex, match
-from compressor.quality.artifacts import Artifact
-from compressor.quality.matching import PathDepths, command_core
 
 
 def item(category: str, key: str, text: str | None = None) -> Artifact:

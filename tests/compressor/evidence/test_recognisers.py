@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from compressor.quality.recognisers import (
+from compressor.evidence.recognisers import (
     code_commands,
     error_lines,
     identifier_key,

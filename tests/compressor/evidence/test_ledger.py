@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
+from compressor.evidence.ledger import command_of, failed, open_todos
 from compressor.messages import Message, ToolCall
 from compressor.prompt import memory_message
 from compressor.quality import build_ledger
-from compressor.quality.ledger import command_of, failed, open_todos
 from tests.compressor.quality.handmade import LEDGER, SPAN, call
 
 
