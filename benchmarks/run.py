@@ -122,6 +122,14 @@ def sweep_settings() -> Result:
     return run_sweep()
 
 
+@benchmark("costs")
+def costs_and_baselines() -> Result:
+    """The cost ledger, loop flags and both baselines on top of that 100-setting sweep (see bench_costs.py)."""
+    from benchmarks.bench_costs import run as run_costs
+
+    return run_costs()
+
+
 @benchmark("dashboard_rerun")
 def dashboard_rerun() -> Result:
     """A Span & trigger page rerun after a slider change on a 5,000-message run (see bench_dashboard.py)."""

@@ -1,4 +1,5 @@
-"""``compaction-lab simulate FILE``: the current setting step by step, a sweep of settings and a recommendation."""
+"""``compaction-lab simulate FILE``: the current setting step by step and priced, a sweep of settings, the
+baselines beside it, and a recommendation that states its price."""
 
 from __future__ import annotations
 
@@ -11,11 +12,15 @@ from pydantic import ValidationError
 
 from dashboard.i18n import recommendation_sentences
 
+from ..cost import CompactionCost, LoopFlag, LoopReport, RunCost, RunLedger, Unit
 from ..errors import ConfigError
 from ..jsontext import json_text
-from ..replay.recommend import recommend
-from ..replay.simulate import Simulation, simulate
-from ..replay.sweep import sweep, validate_grid
+from ..replay.costs import PriceChoice
+from ..replay.grid import DEFAULT_HEADROOM, DEFAULT_KEEPS, DEFAULT_RATIOS, DEFAULT_SUMMARY
+from ..replay.masking import MASK_KEEP_RESULTS
+from ..replay.recommend import Recommendation
+from ..replay.sweep import Sweep, validate_grid
+from ..replay.tuning import Tuning, tune
 from ..replay.values import SummaryModel
 from .common import (
     EXIT_BAD_INPUT,
@@ -29,9 +34,6 @@ from .common import (
     write_atomic,
 )
 
-DEFAULT_RATIOS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.9)
-DEFAULT_KEEPS: tuple[int, ...] = (0, 2, 4)
-
 
 def add_parser(subparsers: Any) -> None:
     """``compaction-lab simulate FILE …``: the current setting step by step, a sweep and a recommendation."""
@@ -41,13 +43,22 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("file", metavar="FILE", help="an agent run in any supported format")
     add_settings(parser)
     sweep = parser.add_argument_group("sweep")
-    sweep.add_argument("--ratios", metavar="R,R,…", help="trigger ratios to sweep (default 0.5,0.6,0.7,0.8,0.9)")
-    sweep.add_argument("--keeps", metavar="N,N,…", help="keep_recent_messages values to sweep (default 0,2,4)")
-    sweep.add_argument("--summary", default="offline", metavar="offline|fixed:N|ratio:X",
-                       help="how big each summary is: offline (default) runs the offline backend on every "
-                            "compaction request, slow on long runs; fixed:N and ratio:X are instant")
-    sweep.add_argument("--headroom", default="0.1", metavar="H",
-                       help="share of context_max the recommendation keeps free (default 0.1)")
+    sweep.add_argument("--ratios", metavar="R,R,…",
+                       help=f"trigger ratios to sweep (default {','.join(f'{r:g}' for r in DEFAULT_RATIOS)})")
+    sweep.add_argument("--keeps", metavar="N,N,…",
+                       help=f"keep_recent_messages values to sweep (default {','.join(map(str, DEFAULT_KEEPS))})")
+    sweep.add_argument("--summary", default=DEFAULT_SUMMARY, metavar="offline|fixed:N|ratio:X",
+                       help=f"how big each summary is (default {DEFAULT_SUMMARY}, as the dashboard's Tune page); "
+                            "offline runs the offline backend on every compaction request, slow on long runs")
+    sweep.add_argument("--headroom", default=str(DEFAULT_HEADROOM), metavar="H",
+                       help=f"share of context_max the recommendation keeps free (default {DEFAULT_HEADROOM:g})")
+    cost = parser.add_argument_group("cost")
+    cost.add_argument("--price-model", metavar="NAME",
+                      help="price the run as this model (default: --model, else the model the run's file names)")
+    cost.add_argument("--prices", metavar="FILE",
+                      help="a JSON price table whose rows replace or extend the bundled ones")
+    cost.add_argument("--keep-results", type=int, default=MASK_KEEP_RESULTS, metavar="N",
+                      help=f"tool results the masking baselines leave unmasked (default {MASK_KEEP_RESULTS})")
     parser.add_argument("--conversation", type=int, default=None, metavar="K",
                         help="which conversation of a file holding several (0-based)")
     parser.add_argument("--html", metavar="REPORT.html", help="also write a self-contained HTML report")
@@ -75,13 +86,15 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         config = settings_config(args)
         summary = SummaryModel.parse(args.summary)
         ratios, keeps, _ = validate_grid(
-            [*_numbers(args.ratios, DEFAULT_RATIOS, float, "--ratios"), config.trigger_context_ratio],
-            [*_numbers(args.keeps, DEFAULT_KEEPS, int, "--keeps"), config.keep_recent_messages],
+            _numbers(args.ratios, DEFAULT_RATIOS, float, "--ratios"),
+            _numbers(args.keeps, DEFAULT_KEEPS, int, "--keeps"),
             [config.min_target_context_ratio],
         )
-        headroom = _numbers(args.headroom, (0.1,), float, "--headroom")[0]
+        headroom = _numbers(args.headroom, (DEFAULT_HEADROOM,), float, "--headroom")[0]
         if not 0.0 <= headroom < 1.0:
             raise ConfigError(f"--headroom: {headroom:g} must be a share of context_max, 0 ≤ h < 1")
+        if args.keep_results < 0:
+            raise ConfigError(f"--keep-results: {args.keep_results} is not a number of tool results (≥ 0)")
     except ValidationError as error:
         bad(validation_line(error), err)
         return EXIT_BAD_INPUT
@@ -100,10 +113,16 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         bad(f"{args.file}: holds {len(conversations)} conversations; pick one with --conversation K", err)
         return EXIT_BAD_INPUT
     conversation = conversations[0]
-    options = {"context_max": args.context_max, "model": args.model, "counter": args.counter, "summary": summary}
-    simulation = simulate(conversation, config, **options)
-    swept = sweep(conversation, ratios=ratios, keeps=keeps, min_targets=[config.min_target_context_ratio], **options)
-    recommendation = recommend(swept, headroom=headroom)
+    try:
+        tuning = tune(
+            conversation, config, context_max=args.context_max, model=args.model, counter=args.counter,
+            summary=summary, ratios=ratios, keeps=keeps, headroom=headroom, price_model=args.price_model,
+            prices=args.prices, keep_results=args.keep_results,
+        )
+    except ConfigError as error:
+        bad(str(error), err)
+        return EXIT_BAD_INPUT
+    simulation, swept, recommendation = tuning.simulation, tuning.sweep, tuning.recommendation
     if args.html:
         from dashboard.report import build_report  # plotly is loaded only when a report is asked for
 
@@ -118,26 +137,116 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "summary": simulation.summary,
             "context_max": simulation.context_max,
             "context_max_source": simulation.capacity.source,
-            "current": simulation.to_dict(include_steps=False),
-            "settings": [outcome.to_dict() for outcome in swept.outcomes],
-            "steps": [step.to_dict() for step in simulation.steps],
-            "recommendation": recommendation.to_dict(),
+            **tuning.to_dict(),
         }
         print(json_text(document), file=out)
     else:
-        print(format_report(simulation, swept, recommendation), file=out)
+        print(format_report(tuning), file=out)
     if args.html:
         print(f"report written to {args.html}", file=err if args.json else out)
     return EXIT_OK
 
 
-def format_report(simulation: Simulation, swept: Any, recommendation: Any) -> str:
-    """The readable table: the current setting, its compactions, the sweep and the recommendation."""
+# -- the readable report ---------------------------------------------------------------------------
+
+
+def money(value: float, unit: Unit) -> str:
+    """A cost as the CLI prints it: dollars to four decimals under $1 (cents above), else whole tokens."""
+    if unit == "tokens":
+        return f"{round(value):,} tokens"
+    sign = "-" if value < 0 else ""
+    return f"{sign}${abs(value):,.4f}" if abs(value) < 1 else f"{sign}${abs(value):,.2f}"
+
+
+#: The loop flags in words (the library gives codes and numbers).
+FLAG_WORDS: dict[str, str] = {
+    "low_gain": "reclaims {share:.0%} of a {window_tokens:,}-token window (less than {limit:.0%})",
+    "refires": "fires again {calls} call(s) after the last attempt (limit {limit})",
+    "stays_above": "leaves {window_tokens:,} tokens, at or above the {threshold:,} threshold: the next call compacts again",
+}
+
+
+def flag_text(flag: LoopFlag) -> str:
+    return FLAG_WORDS[flag.code].format(**flag.values)
+
+
+def price_text(choice: PriceChoice) -> str:
+    price = choice.price
+    if price is None:
+        named = f"{choice.asked!r} is not in the price table" if choice.asked else "the run names no model"
+        return f"price: none ({named}; give --price-model NAME): costs are counted in tokens"
+    origin = "bundled" if price.origin == "bundled" else f"from {price.origin}"
+    return (
+        f"price: {price.model} ({choice.source}) per 1M tokens: input ${price.input:g}, cached ${price.cached_input:g}, "
+        f"cache write ${price.cache_write:g}, output ${price.output:g} ({origin}; {price.source or 'no source'}, "
+        f"{price.date or 'undated'})"
+    )
+
+
+def compaction_lines(line: CompactionCost, flags: tuple[LoopFlag, ...]) -> list[str]:
+    unit = line.unit
+    payback = (
+        "never pays back (it saves nothing per call)" if line.payback_calls is None
+        else f"pays back after {line.payback_calls} call(s) of the {line.horizon_calls} it had"
+        + ("" if line.payback == "paid" else ": never within the run")
+    )
+    call = line.call
+    head = (
+        f"call {call.input:,} in ({call.cached:,} cached) + {call.output:,} out = {money(line.call_cost, unit)}"
+        if call.calls else "no model call"
+    )
+    retried = f", {line.retries} retr{'y' if line.retries == 1 else 'ies'}" if line.retries else ""
+    slept = f", {line.backoff_seconds:.2f} s backoff" if line.backoff_seconds else ""
+    lines = [
+        f"      cost: {head}{retried}{slept}; invalidates {line.invalidated_tokens:,} cached tokens, "
+        f"writes {line.cache_write_tokens:,}{f' ({money(line.cache_write_cost, unit)})' if unit == 'usd' else ''}; "
+        "next call "
+        f"{'+' if line.first_call_extra >= 0 else ''}{money(line.first_call_extra, unit)}, then "
+        f"{money(line.saving_per_call, unit)} saved per call; {payback}",
+    ]
+    lines.extend(f"      flag: {flag_text(flag)}" for flag in flags)
+    return lines
+
+
+def _run_cost(cost: RunCost) -> str:
+    agent, compaction = cost.agent, cost.compaction
+    calls = (
+        f"; {compaction.calls} compaction call(s) {compaction.input:,} in ({compaction.cached:,} cached) "
+        f"+ {compaction.output:,} out" if compaction.calls else ""
+    )
+    return (
+        f"agent input {agent.input:,} ({agent.cached:,} cached, {agent.written:,} uncached){calls}: "
+        f"{money(cost.cost, cost.unit)}"
+    )
+
+
+def ledger_lines(ledger: RunLedger, loops: LoopReport) -> list[str]:
+    lines = [
+        f"  with compaction     {_run_cost(ledger.with_compaction)}",
+        f"  without compaction  {_run_cost(ledger.without_compaction)}",
+        f"  compaction {'saves' if ledger.saved >= 0 else 'costs'} {money(abs(ledger.saved), ledger.unit)} over the run",
+    ]
+    storm = loops.storm
+    if storm is not None:
+        lines.append(
+            f"  compaction storm: {storm.flagged} of {storm.attempts} attempts flagged, {storm.longest_streak} in a "
+            f"row; a breaker after {loops.rules.breaker_after} would stop at message {storm.breaker_index} and spare "
+            f"{storm.stopped_attempts} attempt(s), {storm.stopped_calls} call(s), {storm.stopped_request_tokens:,} tokens"
+        )
+    elif loops.flagged:
+        lines.append(f"  {loops.flagged} flagged attempt(s), no storm")
+    return lines
+
+
+def format_report(tuning: Tuning) -> str:
+    """The readable report: the current setting priced, its compactions, the baselines, the sweep, the pick."""
+    simulation, swept, recommendation = tuning.simulation, tuning.sweep, tuning.recommendation
     o = simulation.outcome
     first = "never" if o.first_trigger_index is None else f"at message {o.first_trigger_index}"
     lines = [
         f"{simulation.source or '(unnamed)'}  [{simulation.messages} context messages, {o.steps} model calls, "
         f"counter {simulation.counter}, context_max {simulation.capacity.describe()}, summary {simulation.summary}]",
+        price_text(tuning.price),
         f"current setting  trigger {o.trigger_context_ratio:g}, keep {o.keep_recent_messages}, "
         f"min target {o.min_target_context_ratio:g}: trigger fires {first}; {o.compactions} compaction(s), "
         f"{o.refused} refused",
@@ -145,28 +254,60 @@ def format_report(simulation: Simulation, swept: Any, recommendation: Any) -> st
         f"compaction input {o.compaction_input_tokens:,}; agent input {o.agent_input_tokens:,} "
         f"(uncompacted {o.agent_input_tokens_uncompacted:,})",
     ]
-    for event in simulation.events:
+    ledger, loops = tuning.current.ledger, tuning.current.loops
+    for event, line, flagged in zip(simulation.events, ledger.compactions, loops.attempts, strict=True):
         lines.append(
             f"  message {event.index:>6}: {event.status + (f' ({event.reason})' if event.reason else ''):<24} span {event.span[0]}/{event.span[1]}/{event.span[2]}, "
             f"context {event.tokens_before:,} → {event.tokens_after:,} (memory {event.memory_tokens:,}, "
             f"reinjection {event.reinjection_tokens:,}), request {event.request_tokens:,}"
         )
-    chosen = recommendation.setting.key if recommendation.setting is not None else None
+        lines.extend(compaction_lines(line, flagged.flags))
+    lines.append("ledger of the current setting")
+    lines.extend(ledger_lines(ledger, loops))
+    lines.extend(baseline_lines(tuning))
     lines.append("")
-    lines.append(
+    lines.extend(sweep_lines(swept, recommendation))
+    lines.append("")
+    chosen = recommendation.setting
+    lines.append(f"recommendation (headroom {recommendation.headroom:.0%}):" + ("" if chosen else " none"))
+    lines.extend(f"  - {sentence}" for sentence in recommendation_sentences(recommendation, "en"))
+    return "\n".join(lines)
+
+
+def baseline_lines(tuning: Tuning) -> list[str]:
+    if not tuning.baselines:
+        return []
+    lines = ["baselines at the current setting (same run, same ledger)"]
+    for baseline in tuning.baselines:
+        o, cost = baseline.outcome, baseline.assessment.ledger.with_compaction
+        lines.append(
+            f"  {baseline.strategy:<9} keep {baseline.keep_results} tool results: {o.maskings} masking(s), "
+            f"{o.compactions} summar{'y' if o.compactions == 1 else 'ies'}, peak {o.peak_tokens:,} "
+            f"({o.peak_utilisation:.1%}); {_run_cost(cost)}"
+            + (f"; {baseline.assessment.loops.flagged} flagged" if baseline.assessment.loops.flagged else "")
+        )
+    return lines
+
+
+def sweep_lines(swept: Sweep, recommendation: Recommendation) -> list[str]:
+    chosen = recommendation.setting.key if recommendation.setting is not None else None
+    unit = recommendation.unit
+    by_key = {a.outcome.key: a for a in recommendation.assessments}
+    lines = [
         f"  {'ratio':>6} {'keep':>5} {'min':>5} {'first':>7} {'compact':>8} {'refused':>8} {'peak':>11} "
-        f"{'util':>7} {'over':>5} {'compaction in':>14} {'agent in':>14}"
-    )
+        f"{'util':>7} {'over':>5} {'compaction in':>14} {'agent in':>14} {'cost' if unit == 'usd' else 'tokens':>14} "
+        f"{'flags':>5}"
+    ]
     for outcome in swept.outcomes:
         mark = "*" if outcome.key == chosen else " "
         first_index = "-" if outcome.first_trigger_index is None else str(outcome.first_trigger_index)
+        assessment = by_key.get(outcome.key)
+        cost = money(assessment.cost, unit).replace(" tokens", "") if assessment else "-"
+        flags = str(assessment.loops.flagged) if assessment else "-"
         lines.append(
             f"{mark} {outcome.trigger_context_ratio:>6g} {outcome.keep_recent_messages:>5} "
             f"{outcome.min_target_context_ratio:>5g} {first_index:>7} {outcome.compactions:>8} {outcome.refused:>8} "
             f"{outcome.peak_tokens:>11,} {outcome.peak_utilisation:>7.1%} {outcome.steps_over_capacity:>5} "
-            f"{outcome.compaction_input_tokens:>14,} {outcome.agent_input_tokens:>14,}"
+            f"{outcome.compaction_input_tokens:>14,} {outcome.agent_input_tokens:>14,} {cost:>14} {flags:>5}"
         )
-    lines.append("")
-    lines.append(f"recommendation (headroom {recommendation.headroom:.0%}):" + ("" if chosen else " none"))
-    lines.extend(f"  - {sentence}" for sentence in recommendation_sentences(recommendation, "en"))
-    return "\n".join(lines)
+    return lines

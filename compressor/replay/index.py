@@ -129,6 +129,8 @@ class RunIndex:
         # openJiuwen's memory block around a filler summary costs a constant plus the filler's tokens.
         self.memory_overhead = memory_tokens(counter, filler(counter, 1)) - 1
         self.summary_tokens: dict[int, int] = {}  # memory entry → tokens of its summary text
+        self._masked_of: dict[int, tuple[int, str]] = {}  # masked result → (original result, placeholder)
+        self._masked_sizes: dict[tuple[str, str | None], int] = {}
         self.reinjected: dict[int, tuple[str, ...]] = {}  # recovered-context entry → its file paths
         self._lock = threading.Lock()
         self._interned: dict[Any, int] = {}
@@ -208,7 +210,9 @@ class RunIndex:
 
     # -- interned additions --------------------------------------------------------------------
 
-    def _intern(self, key: Any, make: Callable[[], tuple[Message | None, int]]) -> int:
+    def _intern(
+        self, key: Any, make: Callable[[], tuple[Message | None, int]], role: str = "user", tool_id: str | None = None
+    ) -> int:
         with self._lock:
             found = self._interned.get(key)
             if found is not None:
@@ -216,8 +220,8 @@ class RunIndex:
             message, tokens = make()
             entry = len(self.tokens)
             self.tokens.append(tokens)
-            self.roles.append("user")
-            self.tool_ids.append(None)
+            self.roles.append(role)
+            self.tool_ids.append(tool_id)
             self.call_ids.append(())
             self.messages.append(message)
             self._interned[key] = entry
@@ -245,10 +249,35 @@ class RunIndex:
         key = ("message", message.role, message.text)
         return self._intern(key, lambda: (message, tokens))
 
+    def masked_result(self, entry: int, text: str) -> int:
+        """The tool result ``entry`` with its content replaced by ``text`` (the masking baselines), same call id.
+
+        Its count depends only on the text and the result's name, so it is counted once per name; the message
+        itself is built when something reads it."""
+        key = ("masked", entry, text)
+        found = self._interned.get(key)
+        if found is not None:
+            return found
+        original = self.message(entry)
+        sized = (text, original.name)
+        tokens = self._masked_sizes.get(sized)
+        if tokens is None:
+            probe = Message(role="tool", content=text, tool_call_id="masked", name=original.name)
+            tokens = self._masked_sizes[sized] = self.counter.message_tokens(probe)
+        counted = tokens
+        masked = self._intern(key, lambda: (None, counted), role="tool", tool_id=self.tool_ids[entry])
+        self._masked_of[masked] = (entry, text)
+        return masked
+
     def message(self, entry: int) -> Message:
         found = self.messages[entry]
-        if found is None:  # a sized memory block: its text is built on first use
-            found = memory_message(filler(self.counter, self.summary_tokens[entry]))
+        if found is None:  # a sized memory block or a masked result: its text is built only when needed
+            if entry in self._masked_of:
+                original, text = self._masked_of[entry]
+                source = self.message(original)
+                found = Message(role="tool", content=text, tool_call_id=source.tool_call_id, name=source.name)
+            else:
+                found = memory_message(filler(self.counter, self.summary_tokens[entry]))
             self.messages[entry] = found
         return found
 

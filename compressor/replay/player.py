@@ -1,44 +1,23 @@
 """Playback: the engine behind ``simulate`` and ``sweep`` — one run replayed under one setting.
 
 Invariant: at every model-call point the numbers equal what analyze(), the compactor and build_reinjection
-compute on the context as compacted so far, but come from cached per-message counts and prefix sums.
+compute on the context as compacted so far, but come from cached per-message counts and prefix sums; the
+cache split of every call follows ``compressor.cost.ledger``'s model (each call reads the previous call's
+window, a compaction keeps only its preserved prefix cached).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 
 from ..errors import ConfigError
-from ..messages import Message
 from ..tokens import LIST_OVERHEAD
 from ..trigger import min_target_for, threshold_for
+from .context import HeldContext
 from .index import RunIndex, TotalSource
-from .recovered import RecoveredFiles
-from .values import CompactionEvent, Outcome, Step, StepEvent, SummaryModel
-
-
-@dataclass(frozen=True, kw_only=True)
-class LiveAttempt:
-    """What one live compaction did to a context: the compactor's own result, reduced to what playback needs."""
-
-    compacted: bool  # the compactor's own verdict, on our wording
-    reason: str  # the compactor's reason code when it did not compact
-    span: tuple[int, int, int]  # prefix, compress, tail message counts
-    #: the memory block, then the recovered-context message when there is one: present whenever a summary came
-    #: back and the new context was built (compacted, or refused for no benefit on our wording)
-    added: tuple[Message, ...]
-    added_tokens: tuple[int, ...]  # what openJiuwen's own messages for ``added`` cost (upstream_sizing)
-    reinjected_files: tuple[str, ...]  # paths the recovered-context message carries
-    request_tokens: int  # over every call made
-    calls: int
-    summary: str
-
-
-#: A live compaction: the context in, what the compactor did out.
-LiveCompaction = Callable[[list[Message]], LiveAttempt]
+from .values import CompactionEvent, LiveCompaction, Outcome, Step, StepEvent, SummaryModel
 
 
 @dataclass(frozen=True)
@@ -48,15 +27,19 @@ class Played:
     compactions: tuple[CompactionEvent, ...]
 
 
-class Player:
+#: No message of the context changed yet at this call (a position past any context).
+UNCHANGED = 1 << 62
+
+
+class Player(HeldContext):
     """Plays a run back under settings, holding the compacted context as entry ids with prefix sums.
 
     The context is a *frozen* part ``entries[:plain_from]`` (what compactions rearranged) followed by the
-    original messages ``[o0, i)`` in order: position ``p >= plain_from`` is original ``p - shift``. Only the
-    originals up to ``materialised`` are appended to ``entries``; the rest are implied, so a step that does not
-    compact costs O(1) (O(keep) right after a compaction), and ``play`` without recording skips whole stretches
-    of steps at once.
+    original messages ``[o0, i)`` in order (``HeldContext``). A step that does not compact costs O(1) (O(keep)
+    right after a compaction), and ``play`` without recording skips whole stretches of steps at once.
     """
+
+    strategy = "openjiuwen"
 
     def __init__(
         self,
@@ -89,6 +72,9 @@ class Player:
             )
             self.uncompacted_sums = (0, *accumulate(self.uncompacted))
         self._over_before = (0, *accumulate(1 if t > context_max else 0 for t in self.uncompacted))
+        # What each call of the uncompacted run reads from the cache: the previous call's window (none at first).
+        unc = self.uncompacted
+        self._cached_before = (0, *accumulate((0, *map(min, unc[:-1], unc[1:])) if unc else ()))
 
     # -- the run -------------------------------------------------------------------------------
 
@@ -119,6 +105,12 @@ class Player:
             agent_input_tokens_uncompacted=self.uncompacted_sums[-1],
             final_tokens=self._final_tokens(),
             final_messages=len(self.entries) + index.n - self.materialised,
+            strategy=self.strategy,
+            maskings=self.maskings,
+            agent_cached_tokens=self.cached,
+            agent_cached_tokens_uncompacted=self._cached_before[-1],
+            compaction_cached_tokens=self.request_cached,
+            compaction_output_tokens=self.output_total,
         )
         return Played(outcome, tuple(self.steps), tuple(self.events))
 
@@ -140,28 +132,58 @@ class Player:
         self.steps: list[Step] = []
         self.events: list[CompactionEvent] = []
         self.first: int | None = None
-        self.compactions = self.refused = self.calls = self.request_total = 0
+        self.compactions = self.refused = self.calls = self.request_total = self.maskings = 0
         self.agent = self.peak = self.over = 0
-        # The context.
-        self.entries: list[int] = []
-        self.cumulative: list[int] = [0]
-        self.materialised = 0  # originals [o0, materialised) are appended to entries
-        self.plain_from = 0  # entries from here on are originals in order
-        self.last_user = -1  # position of the last real user message among the entries
-        self.frozen_last_user = -1  # the same, inside the frozen part
-        self.compacted = False
-        self._frozen_index: dict[int, int] = {}  # entry → position, for the frozen part
-        self.files = RecoveredFiles(self.index)
+        # The cache: what the calls read from it, and the window the previous call left in it.
+        self.cached = self.request_cached = self.output_total = self.last_sent = 0
+        self._prev_size = 0  # context messages the previous call sent
+        self._usable = 0  # of the previous window, what still matches the context at this call
+        self._changed_from = UNCHANGED  # first position an attempt at this call changed
+        self._reset_context()
+
+    # -- stretches without a compaction ---------------------------------------------------------
+
+    def _front(self) -> int:
+        """What every window holds besides its messages: system, tools, hidden overhead."""
+        return self.index.system_tokens + self.index.tools_tokens + self.hidden
+
+    def _base(self) -> int:
+        """Once compacted, the window at call point ``j`` is this plus ``point_cumulative[j]`` until the next change."""
+        original = self.index.original_cumulative
+        o0 = self.plain_from - (len(self.entries) - self.materialised)
+        return self._front() + LIST_OVERHEAD + self.cumulative[self.plain_from] - original[o0]
+
+    def _pass_original(self, step: int, hit: int) -> None:
+        """Calls ``[step, hit)`` send the original run's windows (nothing compacted yet)."""
+        if hit <= step:
+            return
+        unc = self.uncompacted
+        self.agent += self.uncompacted_sums[hit] - self.uncompacted_sums[step]
+        self.over += self._over_before[hit] - self._over_before[step]
+        self.peak = max(self.peak, *unc[step:hit])
+        self.cached += self._cached_before[hit] - self._cached_before[step]
+        self.last_sent = unc[hit - 1]
+
+    def _pass_compacted(self, step: int, hit: int, base: int) -> None:
+        """Calls ``[step, hit)`` send ``base + point_cumulative[j]``: each reads the previous one from the cache."""
+        if hit <= step:
+            return
+        point_cumulative, point_sums = self.index.point_cumulative, self.index.point_sums
+        self.agent += (hit - step) * base + point_sums[hit] - point_sums[step]
+        self.peak = max(self.peak, base + point_cumulative[hit - 1])
+        self.over += hit - bisect_right(point_cumulative, self.context_max - base, step, hit)
+        self.cached += min(self.last_sent, base + point_cumulative[step])
+        self.cached += (hit - 1 - step) * base + point_sums[hit - 1] - point_sums[step]
+        self.last_sent = base + point_cumulative[hit - 1]
 
     def _skim(self) -> None:
         """The whole run without recording steps: stretches of steps that cannot compact are summed at once."""
         index = self.index
         points, unc, original = index.call_points, self.uncompacted, index.original_cumulative
-        point_cumulative, point_sums, last_user_upto = index.point_cumulative, index.point_sums, index.last_user_upto
+        point_cumulative, last_user_upto = index.point_cumulative, index.last_user_upto
         count = len(points)
         threshold, min_target, keep, starts = self.threshold, self.min_target, self.keep, self.keep_starts
         compress = index.original_compress(keep)
-        fixed = index.system_tokens + index.tools_tokens + LIST_OVERHEAD + self.hidden
         step = 0
         while step < count:
             if not self.compacted:
@@ -169,10 +191,7 @@ class Player:
                 hit = step
                 while hit < count and (unc[hit] < threshold or compress[hit] < min_target):
                     hit += 1
-                if hit > step:
-                    self.agent += self.uncompacted_sums[hit] - self.uncompacted_sums[step]
-                    self.over += self._over_before[hit] - self._over_before[step]
-                    self.peak = max(self.peak, *unc[step:hit])
+                self._pass_original(step, hit)
             else:
                 # Window = base + cumulative[i]; the span is the original's once a user message came after the
                 # frozen part, else it starts after the frozen last user. A tail reaching into the frozen part
@@ -180,7 +199,7 @@ class Player:
                 entries, cumulative = self.entries, self.cumulative
                 shift = len(entries) - self.materialised
                 o0 = self.plain_from - shift
-                base = fixed + cumulative[self.plain_from] - original[o0]
+                base = self._base()
                 start = self.frozen_last_user + 1
                 offset = cumulative[self.plain_from] - original[o0] - cumulative[start] + LIST_OVERHEAD
                 hit = step
@@ -195,70 +214,61 @@ class Player:
                             if split < o0 or (split + shift > start and offset + original[split] >= min_target):
                                 break
                     hit += 1
-                if hit > step:
-                    self.agent += (hit - step) * base + point_sums[hit] - point_sums[step]
-                    self.peak = max(self.peak, base + point_cumulative[hit - 1])
-                    self.over += hit - bisect_right(point_cumulative, self.context_max - base, step, hit)
+                self._pass_compacted(step, hit, base)
             if hit >= count:
                 return
             self._step(hit)
             step = hit + 1
 
+    # -- one model call ------------------------------------------------------------------------
+
+    def _window(self) -> int:
+        """The counted window of the whole held context (every original up to the call is materialised)."""
+        return self._front() + self.cumulative[-1] + LIST_OVERHEAD
+
     def _step(self, step: int) -> None:
         """One model-call point, computed in full."""
         index = self.index
         i = index.call_points[step]
-        entries, cumulative, original = self.entries, self.cumulative, index.original_cumulative
+        entries, original = self.entries, index.original_cumulative
         materialised = self.materialised
         shift = len(entries) - materialised
         size = len(entries) + i - materialised
+        self._prev_size = len(entries) + index.call_points[step - 1] - materialised if step else 0
+        self._usable, self._changed_from = self.last_sent, UNCHANGED
         source: TotalSource
         if self.compacted:
-            body = cumulative[-1] + original[i] - original[materialised]
+            body = self.cumulative[-1] + original[i] - original[materialised]
             total = index.system_tokens + body + LIST_OVERHEAD + index.tools_tokens + self.hidden
             source = "counted"
         else:
             total, source = self.uncompacted[step], index.sources[step]
+        reason, compress, attempts = self._attempts(step, i, total, size, shift)
         sent = total
-        compress: int | None = None
-        event: StepEvent = "none"
-        attempt: CompactionEvent | None = None
-        if total < self.threshold:
-            reason = "below_threshold"
-        else:
-            reason = "no_compressible_span"
-            user = index.last_user_upto[i]
-            start = (user + shift if user >= materialised else self.last_user) + 1
-            if start > 0:
-                split = self._split(step, size, shift)
-                if split > start:
-                    compress = self._cumulative_at(split) - self._cumulative_at(start) + LIST_OVERHEAD
-                    if compress < self.min_target:
-                        reason = "target_below_min"
-                    else:
-                        reason = "reached_threshold"
-                        if self.first is None:
-                            self.first = i
-                        self._materialise(i)
-                        attempt = self._compact(i, total, start, split, compress)
-                        event = attempt.status
-                        self.calls += attempt.calls
-                        self.request_total += attempt.request_tokens
-                        if event == "compacted":
-                            self.compactions += 1
-                            sent = (
-                                index.system_tokens + self.cumulative[-1] + LIST_OVERHEAD + index.tools_tokens
-                                + self.hidden
-                            )
-                        else:
-                            self.refused += 1
-                        if self.record:
-                            self.events.append(attempt)
+        for attempt in attempts:
+            self.calls += attempt.calls
+            self.request_total += attempt.request_tokens
+            self.request_cached += attempt.request_cached_tokens
+            self.output_total += attempt.output_tokens
+            if attempt.status == "compacted":
+                sent = attempt.sent_tokens
+                if attempt.kind == "masking":
+                    self.maskings += 1
+                else:
+                    self.compactions += 1
+            else:
+                self.refused += 1
+            self.events.append(attempt)
+        event = _step_event(attempts)
+        cached = min(self._usable, sent)
         self.agent += sent
+        self.cached += cached
+        self.last_sent = sent
         self.peak = max(self.peak, sent)
         if sent > self.context_max:
             self.over += 1
         if self.record:
+            last = attempts[-1] if attempts else None
             self.steps.append(
                 Step(
                     index=i,
@@ -270,86 +280,73 @@ class Player:
                     threshold=self.threshold,
                     event=event,
                     reason=reason,
-                    skip_reason=attempt.reason if attempt else "",
+                    skip_reason=last.reason if last and event == "skipped" else "",
                     messages=len(self.entries) + i - self.materialised,
                     compress_tokens=compress,
-                    summary_tokens=attempt.summary_tokens if attempt else 0,
-                    memory_tokens=attempt.memory_tokens if attempt else 0,
-                    reinjection_tokens=attempt.reinjection_tokens if attempt else 0,
-                    compaction_request_tokens=attempt.request_tokens if attempt else 0,
+                    summary_tokens=last.summary_tokens if last else 0,
+                    memory_tokens=last.memory_tokens if last else 0,
+                    reinjection_tokens=last.reinjection_tokens if last else 0,
+                    compaction_request_tokens=sum(a.request_tokens for a in attempts),
+                    cached_tokens=cached,
                 )
             )
 
-    # -- the context -------------------------------------------------------------------------
+    def _attempts(
+        self, step: int, i: int, total: int, size: int, shift: int
+    ) -> tuple[str, int | None, list[CompactionEvent]]:
+        """The trigger's reason at this call, the span's count(compress), and the attempts made (applied)."""
+        reason, compress, attempt = self._summarise(step, i, total, size, shift)
+        return reason, compress, [attempt] if attempt is not None else []
 
-    def _cumulative_at(self, position: int) -> int:
-        held = len(self.entries)
-        if position <= held:
-            return self.cumulative[position]
-        original = self.index.original_cumulative
-        return self.cumulative[-1] + original[position - held + self.materialised] - original[self.materialised]
+    def _summarise(
+        self, step: int, i: int, total: int, size: int, shift: int
+    ) -> tuple[str, int | None, CompactionEvent | None]:
+        """openJiuwen's decision (SPEC §8) on the held context and, on a hit, its compaction (SPEC §10)."""
+        if total < self.threshold:
+            return "below_threshold", None, None
+        index = self.index
+        user = index.last_user_upto[i]
+        start = (user + shift if user >= self.materialised else self.last_user) + 1
+        if start <= 0:
+            return "no_compressible_span", None, None
+        split = self._split(step, size, shift)
+        if split <= start:
+            return "no_compressible_span", None, None
+        compress = self._cumulative_at(split) - self._cumulative_at(start) + LIST_OVERHEAD
+        if compress < self.min_target:
+            return "target_below_min", compress, None
+        if self.first is None:
+            self.first = i
+        self._materialise(i)
+        attempt = self._compact(step, i, total, start, split, compress)
+        if attempt.status == "compacted":
+            self._usable = min(self._usable, attempt.preserved_tokens)
+            self._changed_from = min(self._changed_from, attempt.span[0])
+        return "reached_threshold", compress, attempt
 
-    def _materialise(self, upto: int) -> None:
-        start = self.materialised
-        if start >= upto:
-            return
-        index, entries = self.index, self.entries
-        shift = len(entries) - start
-        entries.extend(range(start, upto))
-        sums = accumulate(index.tokens[start:upto], initial=self.cumulative[-1])
-        next(sums)
-        self.cumulative.extend(sums)
-        user = index.last_user_upto[upto]
-        if user >= start:
-            self.last_user = user + shift
-        self.materialised = upto
-
-    def _split(self, step: int, size: int, shift: int) -> int:
-        """Where the tail starts: spans.effective_keep over the current context (SPEC §3)."""
-        keep = self.keep
-        if keep <= 0 or size == 0:
-            return max(size - max(keep, 0), 0)
-        o0 = self.plain_from - shift
-        if self.keep_starts[step] >= o0:  # the tail lies among the originals in order: as in the original run
-            return self.keep_starts[step] + shift
-        index, entries = self.index, self.entries
-        tool_ids = index.tool_ids
-        held = len(entries)
-        start = max(size - keep, 0)
-        scanned = size
-        while True:
-            earliest = start
-            for position in range(start, scanned):
-                call_id = tool_ids[entries[position] if position < held else position - shift]
-                if call_id is not None:
-                    at = self._call_position(call_id, o0, shift)
-                    if at is not None and at < earliest:
-                        earliest = at
-            scanned = start
-            if earliest == start:
-                return start
-            start = earliest
-
-    def _call_position(self, call_id: str, o0: int, shift: int) -> int | None:
-        """Position of the first assistant in the context whose calls include ``call_id``."""
-        frozen = self._frozen_index
-        for site in self.index.call_sites.get(call_id, ()):
-            if site >= o0:
-                return site + shift
-            at = frozen.get(site)
-            if at is not None:
-                return at
-        return None
+    def _request_cached(self, split: int) -> int:
+        """Of a compaction request sending ``context[:split]``, what it reads from the agent's cache: the front and
+        the messages it shares with the previous call, and that call's reply opening when the reply follows."""
+        common = min(split, self._prev_size, self._changed_from)
+        index = self.index
+        shared = index.system_tokens + index.tools_tokens + self._cumulative_at(common)
+        if common == self._prev_size < split:
+            shared += LIST_OVERHEAD
+        return min(self._usable, shared)
 
     # -- one compaction ------------------------------------------------------------------------
 
-    def _compact(self, i: int, total: int, start: int, split: int, compress: int) -> CompactionEvent:
+    def _compact(self, step: int, i: int, total: int, start: int, split: int, compress: int) -> CompactionEvent:
+        """One compaction at call ``step``: the event, with the cache it finds (``previous_tokens``) and leaves
+        (``preserved_tokens``: the front and the kept prefix; the window after is the front plus tokens_after)."""
         if self.model.kind == "live":
-            return self._compact_live(i, total, start, split, compress)
+            return self._compact_live(step, i, total, start, split, compress)
         index, entries, cumulative = self.index, self.entries, self.cumulative
         size = len(entries)
+        front = self._front()
         before = cumulative[size] + LIST_OVERHEAD
         request = index.system_tokens + cumulative[split] + index.prompt_tokens + LIST_OVERHEAD + index.tools_tokens
+        request_cached = self._request_cached(split)
         span = (start, split - start, size - split)
         prefix_tokens, tail_tokens = self._list_tokens(0, start), self._list_tokens(split, size)
         if self.model.kind == "fixed":
@@ -362,6 +359,8 @@ class Player:
                     compress_tokens=compress, summary_tokens=0, memory_tokens=0, reinjection_tokens=0,
                     reinjected_files=(), request_tokens=request, calls=1, tokens_before=before,
                     tokens_after=before, prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
+                    request_cached_tokens=request_cached, step=step, sent_tokens=total,
+                    previous_tokens=self._usable,
                 )
             memory = index.sized_memory(wanted)
         else:
@@ -381,24 +380,32 @@ class Player:
             context_tokens=total, span=span, compress_tokens=compress, summary_tokens=index.summary_tokens[memory],
             memory_tokens=memory_tokens, reinjection_tokens=added_tokens, reinjected_files=files,
             request_tokens=request, calls=1, tokens_before=before, tokens_after=after,
-            prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
+            prefix_tokens=prefix_tokens, tail_tokens=tail_tokens, request_cached_tokens=request_cached,
+            output_tokens=index.summary_tokens[memory], step=step, sent_tokens=front + after if compacted else total,
+            previous_tokens=self._usable, preserved_tokens=front + cumulative[start] if compacted else 0,
         )
 
-    def _compact_live(self, i: int, total: int, start: int, split: int, compress: int) -> CompactionEvent:
+    def _compact_live(self, step: int, i: int, total: int, start: int, split: int, compress: int) -> CompactionEvent:
         assert self.live is not None
         index, entries, cumulative = self.index, self.entries, self.cumulative
         size = len(entries)
+        front = self._front()
         before = cumulative[size] + LIST_OVERHEAD
         live = self.live([index.message(e) for e in entries])
         summary_tokens = index.counter.tok(live.summary) if live.summary else 0
         prefix, _, tail = live.span
         prefix_tokens, tail_tokens = self._list_tokens(0, prefix), self._list_tokens(size - tail, size)
+        # each call (retries and overflow shrinks included) resends the prefix the first one shared
+        request_cached = min(self._request_cached(size - tail) * live.calls, live.request_tokens)
+        retries = max(live.calls - 1, 0)
         if not live.added:
             return CompactionEvent(
                 index=i, status="skipped", reason=live.reason, context_tokens=total, span=live.span,
                 compress_tokens=compress, summary_tokens=summary_tokens, memory_tokens=0, reinjection_tokens=0,
                 reinjected_files=(), request_tokens=live.request_tokens, calls=live.calls, tokens_before=before,
                 tokens_after=before, prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
+                request_cached_tokens=request_cached, output_tokens=live.output_tokens, retries=retries,
+                backoff_seconds=live.backoff_seconds, step=step, sent_tokens=total, previous_tokens=self._usable,
             )
         if prefix != start:
             raise RuntimeError(f"live compaction kept a prefix of {prefix} messages where {start} were expected")
@@ -415,33 +422,19 @@ class Player:
             context_tokens=total, span=live.span, compress_tokens=compress, summary_tokens=summary_tokens,
             memory_tokens=memory_tokens, reinjection_tokens=reinjection_tokens, reinjected_files=live.reinjected_files,
             request_tokens=live.request_tokens, calls=live.calls, tokens_before=before, tokens_after=after,
-            prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
+            prefix_tokens=prefix_tokens, tail_tokens=tail_tokens, request_cached_tokens=request_cached,
+            output_tokens=live.output_tokens, retries=retries, backoff_seconds=live.backoff_seconds, step=step,
+            sent_tokens=front + after if compacted else total, previous_tokens=self._usable,
+            preserved_tokens=front + cumulative[prefix] if compacted else 0,
         )
 
-    def _list_tokens(self, start: int, end: int) -> int:
-        """count() of the held context's positions [start, end), from the prefix sums (SPEC §5: 0 when empty)."""
-        if end <= start:
-            return 0
-        return self.cumulative[end] - self.cumulative[start] + LIST_OVERHEAD
 
-    def _replace(self, start: int, split: int, added: list[int]) -> None:
-        """context = context[:start] + added + context[split:]; everything up to here becomes the frozen part."""
-        self.files.sync(self.entries, self.materialised, self.plain_from, self.last_user)
-        entries, cumulative, tokens = self.entries, self.cumulative, self.index.tokens
-        positions, frozen_end = self._frozen_index, self.plain_from
-        if start < frozen_end:
-            for entry in entries[start:frozen_end]:
-                del positions[entry]
-        else:
-            positions.update(zip(entries[frozen_end:start], range(frozen_end, start), strict=True))
-        tail = entries[split:]
-        positions.update(zip((*added, *tail), range(start, start + len(added) + len(tail)), strict=True))
-        del entries[start:]
-        del cumulative[start + 1 :]
-        for entry in (*added, *tail):
-            entries.append(entry)
-            cumulative.append(cumulative[-1] + tokens[entry])
-        self.compacted = True
-        self.plain_from = len(entries)
-        self.frozen_last_user = self.last_user
-        self.files.rearranged(start)
+def _step_event(attempts: list[CompactionEvent]) -> StepEvent:
+    """A call's event: a summary that compacted, else masking that changed the context, else a refusal."""
+    if not attempts:
+        return "none"
+    if any(a.status == "compacted" and a.kind == "summary" for a in attempts):
+        return "compacted"
+    if any(a.status == "compacted" for a in attempts):
+        return "masked"
+    return "skipped"

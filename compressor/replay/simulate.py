@@ -7,7 +7,7 @@ Invariant: until the first compaction every window is the original run's (SPEC �
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +20,9 @@ from ..tokens import TokenCounter, get_counter
 from ..upstream_sizing import memory_tokens
 from ..windows import Capacity, resolve_context_max
 from .index import run_index
-from .player import LiveAttempt, LiveCompaction, Player
-from .values import CompactionEvent, Outcome, Step, SummaryModel
+from .masking import MASK_KEEP_RESULTS
+from .strategies import PlayerOptions, make_player
+from .values import CompactionEvent, LiveAttempt, LiveCompaction, Outcome, Step, SummaryModel
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,9 @@ class Simulation:
     hidden_overhead: int = 0
     #: the read tools whose files come back after a compaction; any beyond ``read_file`` are our extension
     read_tools: tuple[str, ...] = READ_FILE_TOOLS
+    #: the strategy played (``replay.strategies``) and, for the masking baselines, the tool results kept
+    strategy: str = "openjiuwen"
+    keep_results: int = MASK_KEEP_RESULTS
 
     @property
     def extension_read_tools(self) -> tuple[str, ...]:
@@ -96,6 +100,7 @@ class Simulation:
             "hidden_overhead": self.hidden_overhead,
             "read_tools": list(self.read_tools),
             "extension_read_tools": list(self.extension_read_tools),
+            "keep_results": self.keep_results,
             **self.outcome.to_dict(),
             "compaction_events": [event.to_dict() for event in self.events],
         }
@@ -114,6 +119,8 @@ def simulate(
     summary: str | Backend | SummaryModel = "offline",
     hidden_overhead: int = 0,
     read_tools: Collection[str] = READ_FILE_TOOLS,
+    strategy: str = "openjiuwen",
+    keep_results: int = MASK_KEEP_RESULTS,
 ) -> Simulation:
     """Replay ``conversation`` under ``config``: at each assistant message, decide and maybe compact (SPEC §8, §10).
 
@@ -134,6 +141,9 @@ def simulate(
     was measured on the *uncompacted* run, which the simulated agent no longer sends; using it would put the
     uncompacted size back. So once a compaction succeeds, every later window takes SPEC §6's counted path —
     exactly what openJiuwen computes right after a compaction, when no fresh usage exists yet.
+
+    ``strategy`` plays a baseline instead (``replay.strategies``): ``"masking"`` masks tool results older than the
+    last ``keep_results`` at the trigger, ``"hybrid"`` masks first and summarises when that is not enough.
     """
     config = config or CurrentRoundCompressorConfig()
     if model is None and config.model is not None:
@@ -144,17 +154,17 @@ def simulate(
     tools = tuple(read_tools)
     index = run_index(conversation, token_counter, tools)
     settings = (config.trigger_context_ratio, config.keep_recent_messages, config.min_target_context_ratio)
+    options = PlayerOptions(record=True, hidden_overhead=hidden_overhead, keep_results=keep_results)
     if summary_model.kind == "live":
         assert summary_model.backend is not None
         with asyncio.Runner() as runner:
             live = _live_compaction(
                 conversation, config, summary_model.backend, capacity.tokens, token_counter, runner, tools
             )
-            player = Player(index, capacity.tokens, summary_model, record=True, live=live, hidden_overhead=hidden_overhead)
-            played = player.play(*settings)
+            options = PlayerOptions(record=True, live=live, hidden_overhead=hidden_overhead)
+            played = make_player(strategy, index, capacity.tokens, summary_model, options).play(*settings)
     else:
-        player = Player(index, capacity.tokens, summary_model, record=True, hidden_overhead=hidden_overhead)
-        played = player.play(*settings)
+        played = make_player(strategy, index, capacity.tokens, summary_model, options).play(*settings)
     return Simulation(
         outcome=played.outcome,
         steps=played.steps,
@@ -167,6 +177,8 @@ def simulate(
         model_configured=config.model_configured,
         hidden_overhead=hidden_overhead,
         read_tools=tools,
+        strategy=strategy,
+        keep_results=keep_results,
     )
 
 
@@ -211,9 +223,20 @@ def _live_compaction(
             request_tokens=sum(attempt.request_tokens for attempt in result.attempts),
             calls=len(result.attempts),
             summary=summary,
+            output_tokens=_output_tokens(result.usage, result.raw_reply, counter),
+            backoff_seconds=sum(attempt.delay_seconds or 0.0 for attempt in result.attempts),
         )
 
     return compact
+
+
+def _output_tokens(usage: Mapping[str, Any] | None, reply: str | None, counter: TokenCounter) -> int:
+    """A live reply's output tokens: as its usage reports them (OpenAI or Anthropic names), else counted."""
+    for key in ("completion_tokens", "output_tokens"):
+        value = (usage or {}).get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return counter.tok(reply) if reply else 0
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ windows computed once), and its outcome equals ``simulate(...).outcome`` for the
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..backends import Backend
@@ -17,8 +17,9 @@ from ..reinjection import READ_FILE_TOOLS
 from ..tokens import TokenCounter, get_counter
 from ..windows import Capacity, resolve_context_max
 from .index import run_index
-from .player import Player
-from .values import Outcome, SummaryModel
+from .masking import MASK_KEEP_RESULTS
+from .strategies import PlayerOptions, make_player
+from .values import CompactionEvent, Outcome, SummaryModel
 
 Metric = Literal[
     "compactions",
@@ -47,6 +48,10 @@ class Sweep:
     steps: int
     hidden_overhead: int = 0
     read_tools: tuple[str, ...] = READ_FILE_TOOLS
+    strategy: str = "openjiuwen"
+    keep_results: int = MASK_KEEP_RESULTS
+    #: every setting's compaction attempts, in the order of ``outcomes`` (empty for a sweep made by hand)
+    attempts: tuple[tuple[CompactionEvent, ...], ...] = field(default=(), repr=False, compare=False)
 
     @property
     def context_max(self) -> int:
@@ -57,6 +62,13 @@ class Sweep:
             if outcome.key == (ratio, keep, min_target):
                 return outcome
         return None
+
+    def attempts_of(self, outcome: Outcome) -> tuple[CompactionEvent, ...]:
+        """The compaction attempts of one of the sweep's settings (none known for a sweep made by hand)."""
+        for position, candidate in enumerate(self.outcomes):
+            if candidate is outcome or candidate.key == outcome.key:
+                return self.attempts[position] if position < len(self.attempts) else ()
+        return ()
 
     def grid(self, metric: Metric, min_target: float | None = None) -> list[list[float | int | None]]:
         """``metric`` as rows of keeps × columns of ratios, for one min target (the first by default)."""
@@ -76,6 +88,8 @@ class Sweep:
             "steps": self.steps,
             "hidden_overhead": self.hidden_overhead,
             "read_tools": list(self.read_tools),
+            "strategy": self.strategy,
+            "keep_results": self.keep_results,
             "ratios": list(self.ratios),
             "keeps": list(self.keeps),
             "min_targets": list(self.min_targets),
@@ -123,13 +137,16 @@ def sweep(
     summary: str | SummaryModel = "offline",
     hidden_overhead: int = 0,
     read_tools: Collection[str] = READ_FILE_TOOLS,
+    strategy: str = "openjiuwen",
+    keep_results: int = MASK_KEEP_RESULTS,
 ) -> Sweep:
     """Play the run back under every setting of the grid (see ``simulate`` for what each number means).
 
     Counts, prefix sums and the uncompacted windows are computed once per run and counter; each setting then
     costs O(1) per model call below its threshold; ``hidden_overhead`` and ``read_tools`` as in ``simulate``. A live
     backend is refused: it would call the model once per
-    compaction per setting — sweep with a simulated summary and simulate the chosen setting live.
+    compaction per setting — sweep with a simulated summary and simulate the chosen setting live. ``strategy`` and
+    ``keep_results`` sweep a baseline (``replay.strategies``); keep is openJiuwen's keep_recent_messages.
     """
     ratio_values, keep_values, target_values = validate_grid(ratios, keeps, min_targets)
     if isinstance(summary, Backend):
@@ -141,18 +158,16 @@ def sweep(
     token_counter = get_counter(counter) if isinstance(counter, str) else counter
     tools = tuple(read_tools)
     index = run_index(conversation, token_counter, tools)
-    player = Player(index, capacity.tokens, summary_model, hidden_overhead=hidden_overhead)
-    outcomes = tuple(
-        player.play(ratio, keep, target).outcome
-        for target in target_values
-        for keep in keep_values
-        for ratio in ratio_values
-    )
+    options = PlayerOptions(hidden_overhead=hidden_overhead, keep_results=keep_results)
+    player = make_player(strategy, index, capacity.tokens, summary_model, options)
+    played = [
+        player.play(ratio, keep, target) for target in target_values for keep in keep_values for ratio in ratio_values
+    ]
     return Sweep(
         ratios=ratio_values,
         keeps=keep_values,
         min_targets=target_values,
-        outcomes=outcomes,
+        outcomes=tuple(run.outcome for run in played),
         capacity=capacity,
         counter=token_counter.name,
         summary=summary_model.label,
@@ -160,4 +175,7 @@ def sweep(
         steps=len(index.call_points),
         hidden_overhead=hidden_overhead,
         read_tools=tools,
+        strategy=strategy,
+        keep_results=keep_results,
+        attempts=tuple(run.compactions for run in played),
     )

@@ -6,11 +6,13 @@ and what the dashboard renders, so both show the same numbers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..backends import Backend
 from ..errors import ConfigError
+from ..messages import Message
 from .index import TotalSource
 
 SummaryKind = Literal["offline", "fixed", "ratio", "live"]
@@ -71,8 +73,11 @@ class SummaryModel:
 # -- per-step values -------------------------------------------------------------------------------
 
 
-#: What happened at a model-call point: nothing, a compaction, or a compaction attempt that was refused.
-StepEvent = Literal["none", "compacted", "skipped"]
+#: What happened at a model-call point: nothing, a compaction, a compaction attempt that was refused, or (the
+#: masking baselines) old tool results masked without a model call.
+StepEvent = Literal["none", "compacted", "skipped", "masked"]
+#: How an attempt changes the context: openJiuwen's summary call, or masking old tool results (no call).
+AttemptKind = Literal["summary", "masking"]
 #: A compaction attempt's status; a skipped one says why in ``reason`` (``no_benefit``, ``empty_summary`` or
 #: the compactor's reason code for a failed live call).
 EventStatus = Literal["compacted", "skipped"]
@@ -100,6 +105,8 @@ class Step:
     memory_tokens: int = 0
     reinjection_tokens: int = 0
     compaction_request_tokens: int = 0
+    #: of ``sent_tokens``, what the call read from the prefix cache (see ``compressor.cost.ledger``)
+    cached_tokens: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -119,6 +126,7 @@ class Step:
             "memory_tokens": self.memory_tokens,
             "reinjection_tokens": self.reinjection_tokens,
             "compaction_request_tokens": self.compaction_request_tokens,
+            "cached_tokens": self.cached_tokens,
         }
 
 
@@ -129,6 +137,11 @@ class CompactionEvent:
     ``prefix_tokens`` and ``tail_tokens`` are ``count(prefix)`` and ``count(tail)`` of the messages the span keeps
     before and after the memory block, each counted as its own list (SPEC §5: 0 when empty, else Σ + 3), as
     ``CompactionResult`` reports them; a refused attempt reports the span it would have kept.
+
+    The cache fields feed ``compressor.cost``: ``previous_tokens`` is what the cache still offers this call (the
+    previous call's window), ``preserved_tokens`` the part of the new window still cached (tools, system, hidden
+    overhead, kept prefix), ``sent_tokens`` the agent's window right after this attempt. A masking attempt
+    (``kind="masking"``) makes no call; its ``span`` is (first masked position, masked results, kept results).
     """
 
     index: int
@@ -147,6 +160,16 @@ class CompactionEvent:
     tokens_after: int
     prefix_tokens: int
     tail_tokens: int
+    kind: AttemptKind = "summary"
+    step: int = 0  # the model call's number in the run (0-based)
+    sent_tokens: int = 0
+    previous_tokens: int = 0
+    preserved_tokens: int = 0
+    request_cached_tokens: int = 0  # of request_tokens, read from the agent's cache
+    output_tokens: int = 0  # the summary the call returned (a live reply's reported or counted output)
+    retries: int = 0  # live calls beyond the first
+    backoff_seconds: float | None = None  # slept between live calls; None for a simulated summary
+    masked_results: int = 0
 
     @property
     def saved_tokens(self) -> int:
@@ -171,6 +194,16 @@ class CompactionEvent:
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
             "saved_tokens": self.saved_tokens,
+            "kind": self.kind,
+            "step": self.step,
+            "sent_tokens": self.sent_tokens,
+            "previous_tokens": self.previous_tokens,
+            "preserved_tokens": self.preserved_tokens,
+            "request_cached_tokens": self.request_cached_tokens,
+            "output_tokens": self.output_tokens,
+            "retries": self.retries,
+            "backoff_seconds": self.backoff_seconds,
+            "masked_results": self.masked_results,
         }
 
 
@@ -181,7 +214,8 @@ class Outcome:
     ``peak_tokens``, ``steps_over_capacity`` and ``agent_input_tokens`` read the window *sent* at each call (after
     that step's compaction, if any); ``compaction_input_tokens`` adds up every request made to the compaction
     model, refused compactions included (the call was made); ``refused`` counts hits whose compaction was
-    discarded (no benefit) or failed.
+    discarded (no benefit) or failed. The ``*_cached_tokens`` are what those calls read from the prefix cache
+    (``compressor.cost.ledger`` states the model); ``strategy`` names the engine (``replay.strategies``).
     """
 
     trigger_context_ratio: float
@@ -203,6 +237,12 @@ class Outcome:
     #: the counted window holding every message of the run, as compacted (system, context, tools, hidden overhead)
     final_tokens: int = 0
     final_messages: int = 0  # context messages at the end of the run
+    strategy: str = "openjiuwen"
+    maskings: int = 0  # masking attempts that changed the context (the masking baselines)
+    agent_cached_tokens: int = 0
+    agent_cached_tokens_uncompacted: int = 0
+    compaction_cached_tokens: int = 0
+    compaction_output_tokens: int = 0
 
     @property
     def peak_utilisation(self) -> float:
@@ -238,4 +278,36 @@ class Outcome:
             "agent_input_tokens_saved": self.agent_input_tokens_saved,
             "final_tokens": self.final_tokens,
             "final_messages": self.final_messages,
+            "strategy": self.strategy,
+            "maskings": self.maskings,
+            "agent_cached_tokens": self.agent_cached_tokens,
+            "agent_cached_tokens_uncompacted": self.agent_cached_tokens_uncompacted,
+            "compaction_cached_tokens": self.compaction_cached_tokens,
+            "compaction_output_tokens": self.compaction_output_tokens,
         }
+
+
+# -- what a live compaction gives playback --------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class LiveAttempt:
+    """What one live compaction did to a context: the compactor's own result, reduced to what playback needs."""
+
+    compacted: bool  # the compactor's own verdict, on our wording
+    reason: str  # the compactor's reason code when it did not compact
+    span: tuple[int, int, int]  # prefix, compress, tail message counts
+    #: the memory block, then the recovered-context message when there is one: present whenever a summary came
+    #: back and the new context was built (compacted, or refused for no benefit on our wording)
+    added: tuple[Message, ...]
+    added_tokens: tuple[int, ...]  # what openJiuwen's own messages for ``added`` cost (upstream_sizing)
+    reinjected_files: tuple[str, ...]  # paths the recovered-context message carries
+    request_tokens: int  # over every call made
+    calls: int
+    summary: str
+    output_tokens: int = 0  # the replies' output: reported usage, else the reply counted
+    backoff_seconds: float = 0.0  # slept between the calls
+
+
+#: A live compaction: the context in, what the compactor did out.
+LiveCompaction = Callable[[list[Message]], LiveAttempt]

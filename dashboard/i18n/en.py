@@ -456,20 +456,94 @@ STRINGS: dict[str, str] = {
         "{qualifying} of {considered} settings keep the context at or below {limit:.0%} of context_max "
         "({limit_tokens:,} tokens) at every model call."
     ),
-    "why.highest_ratio": (
-        "The highest trigger_context_ratio among them is {ratio:g}: compaction waits longest, so the agent keeps "
-        "the most of its raw work in context."
-    ),
-    "why.tie_break": (
-        "Of the {tied} settings at that ratio, keep_recent_messages {keep} with min_target_context_ratio "
-        "{min_target:g} needs the fewest compactions ({compactions}) and the least compaction input "
-        "({compaction_input_tokens:,} tokens)."
-    ),
     "why.compaction_cost": (
         "It needs {compactions} compaction(s), sending {compaction_input_tokens:,} tokens to the compaction model."
     ),
+    "why.none_clean": (
+        "{qualifying} settings keep the headroom, but each raises a loop flag ({flagged} flagged): a "
+        "compaction that reclaims too little, comes back within a few calls or leaves the window above "
+        "the trigger."
+    ),
+    "why.least_flagged": (
+        "The fewest flagged attempts ({flagged}) come with trigger_context_ratio {ratio:g}, "
+        "keep_recent_messages {keep}, min_target_context_ratio {min_target:g}; a lower ratio, fewer kept "
+        "messages or a larger context may break the loop."
+    ),
+    "why.loop_flagged": "{flagged} of them are set aside: a compaction attempt there raises a loop flag.",
+    "why.cheapest_price": (
+        "Of those, trigger_context_ratio {ratio:g}, keep_recent_messages {keep}, "
+        "min_target_context_ratio {min_target:g} costs the least: ${price:,.4f} over the run "
+        "({price_tokens:,} tokens, cache reads and writes priced as the provider bills them)."
+    ),
+    "why.cheapest_tokens": (
+        "Of those, trigger_context_ratio {ratio:g}, keep_recent_messages {keep}, "
+        "min_target_context_ratio {min_target:g} sends the fewest tokens: {tokens:,} over the run, agent "
+        "and compaction calls together (no price is known for this run's model)."
+    ),
+    "why.tie_break": (
+        "{tied} settings cost exactly as much; this one has the fewest compactions and the earliest "
+        "trigger, which leaves the most room on a run that grows faster."
+    ),
+    "why.is_current": "It is the current setting.",
+    "why.versus_current_price": (
+        "The current setting (trigger_context_ratio {ratio:g}, keep_recent_messages {keep}, "
+        "min_target_context_ratio {min_target:g}) costs ${current_price:,.4f} over the run: this one "
+        "saves ${saved:,.4f}."
+    ),
+    "why.versus_current_tokens": (
+        "The current setting (trigger_context_ratio {ratio:g}, keep_recent_messages {keep}, "
+        "min_target_context_ratio {min_target:g}) sends {current_tokens:,} tokens over the run: this one "
+        "saves {saved:,}."
+    ),
+    "why.current_cheaper_price": (
+        "The current setting (trigger_context_ratio {ratio:g}, keep_recent_messages {keep}, "
+        "min_target_context_ratio {min_target:g}) costs ${current_price:,.4f}, ${difference:,.4f} less, "
+        "but it does not keep the headroom or it raises a loop flag."
+    ),
+    "why.current_cheaper_tokens": (
+        "The current setting (trigger_context_ratio {ratio:g}, keep_recent_messages {keep}, "
+        "min_target_context_ratio {min_target:g}) sends {current_tokens:,} tokens, {difference:,} fewer, "
+        "but it does not keep the headroom or it raises a loop flag."
+    ),
     "why.never_fires": (
-        "With it, compaction never fires on this run: the context stays within the limit without it."
+        "With it, compaction never fires on this run (the window stays below its {threshold:,}-token "
+        "trigger), so it costs exactly what not compacting does; it is untried here: a longer run reaches "
+        "the trigger and compacts."
+    ),
+    "why.edge_ratio_low": (
+        "It is the lowest trigger_context_ratio of the grid ({ratio:g}): a lower one might cost less; "
+        "widen the grid to see."
+    ),
+    "why.edge_ratio_high": (
+        "It is the highest trigger_context_ratio of the grid ({ratio:g}): a higher one might cost less; "
+        "widen the grid to see."
+    ),
+    "why.edge_keep_high": (
+        "It keeps the most recent messages the grid tries ({keep}): a larger keep_recent_messages might "
+        "cost less; widen the grid to see."
+    ),
+    "why.edge_keep_low": (
+        "It keeps the fewest recent messages the grid tries ({keep}): a smaller keep_recent_messages "
+        "might cost less; widen the grid to see."
+    ),
+    "why.runner_up_price": (
+        "Runner-up: trigger_context_ratio {ratio:g}, keep_recent_messages {keep}, "
+        "min_target_context_ratio {min_target:g}, at ${price:,.4f} ({price_tokens:,} tokens), "
+        "${difference:,.4f} more."
+    ),
+    "why.runner_up_tokens": (
+        "Runner-up: trigger_context_ratio {ratio:g}, keep_recent_messages {keep}, "
+        "min_target_context_ratio {min_target:g}, at {tokens:,} tokens, {difference:,} more."
+    ),
+    "why.cheapest_firing_price": (
+        "The cheapest setting at which compaction does fire is trigger_context_ratio {ratio:g}, "
+        "keep_recent_messages {keep}, min_target_context_ratio {min_target:g}: ${price:,.4f} "
+        "({price_tokens:,} tokens), ${difference:,.4f} more."
+    ),
+    "why.cheapest_firing_tokens": (
+        "The cheapest setting at which compaction does fire is trigger_context_ratio {ratio:g}, "
+        "keep_recent_messages {keep}, min_target_context_ratio {min_target:g}: {tokens:,} tokens, "
+        "{difference:,} more."
     ),
     "why.peak": (
         "Its context peaks at {peak_tokens:,} tokens ({peak_utilisation:.1%} of context_max), and the agent sends "

@@ -382,9 +382,7 @@ STRINGS: dict[str, str] = {
     ),
     "tune.recommend.none": "此次扫描中没有任何设置能在每次模型调用时保留 context_max 的 {headroom} 空闲。",
     "why.no_steps": "此运行没有助手消息，因此没有可模拟的模型调用，也无从推荐。",
-    "why.none_qualify": (
-        "没有任何设置能在每次模型调用时让上下文不超过 context_max 的 {limit:.0%}（{limit_tokens:,} 个 token）。"
-    ),
+    "why.none_qualify": "没有任何设置能在每次模型调用时让上下文不超过 context_max 的 {limit:.0%}（{limit_tokens:,} 个 token）。",
     "why.lowest_peak": (
         "最低峰值为 {peak_tokens:,} 个 token（{peak_utilisation:.1%}），对应 trigger_context_ratio {ratio:g}、"
         "keep_recent_messages {keep}、min_target_context_ratio {min_target:g}。"
@@ -397,15 +395,86 @@ STRINGS: dict[str, str] = {
         "{considered} 个设置中有 {qualifying} 个在每次模型调用时让上下文不超过 context_max 的 {limit:.0%}"
         "（{limit_tokens:,} 个 token）。"
     ),
-    "why.highest_ratio": (
-        "其中最高的 trigger_context_ratio 是 {ratio:g}：压缩等待最久，智能体在上下文中保留的原始工作最多。"
-    ),
-    "why.tie_break": (
-        "该比例下共有 {tied} 个设置，其中 keep_recent_messages {keep} 配合 min_target_context_ratio "
-        "{min_target:g} 所需压缩次数最少（{compactions} 次），压缩输入也最少（{compaction_input_tokens:,} 个 token）。"
-    ),
     "why.compaction_cost": "它需要 {compactions} 次压缩，向压缩模型发送 {compaction_input_tokens:,} 个 token。",
-    "why.never_fires": "使用它时，此运行中从不触发压缩：不压缩上下文也不会超出限制。",
+    "why.none_clean": (
+        "有 {qualifying} 个设置能保持余量，但每个都触发了循环标记（共 {flagged} 个被标记）：压缩回收太少、"
+        "几次调用内再次触发，或压缩后窗口仍高于触发阈值。"
+    ),
+    "why.least_flagged": (
+        "被标记的压缩尝试最少（{flagged} 次）的是 trigger_context_ratio {ratio:g}、"
+        "keep_recent_messages {keep}、"
+        "min_target_context_ratio {min_target:g}；更低的触发比例、"
+        "更少的保留消息或更大的上下文可能打破循环。"
+    ),
+    "why.loop_flagged": "其中 {flagged} 个被排除：它们的压缩尝试触发了循环标记。",
+    "why.cheapest_price": (
+        "其中，trigger_context_ratio {ratio:g}、"
+        "keep_recent_messages {keep}、"
+        "min_target_context_ratio {min_target:g} 花费最少："
+        "整个运行 ${price:,.4f}（{price_tokens:,} 个 token，缓存读写按服务商的计费方式计价）。"
+    ),
+    "why.cheapest_tokens": (
+        "其中，trigger_context_ratio {ratio:g}、"
+        "keep_recent_messages {keep}、"
+        "min_target_context_ratio {min_target:g} 发送的 token 最少："
+        "整个运行共 {tokens:,} 个，包括智能体调用和压缩调用（此运行的模型没有已知价格）。"
+    ),
+    "why.tie_break": "有 {tied} 个设置花费完全相同；此设置压缩次数最少、触发最早，在增长更快的运行中留出的空间最多。",
+    "why.is_current": "它就是当前设置。",
+    "why.versus_current_price": (
+        "当前设置（trigger_context_ratio {ratio:g}、"
+        "keep_recent_messages {keep}、"
+        "min_target_context_ratio {min_target:g}）整个运行花费 ${current_price:,.4f}："
+        "此设置节省 ${saved:,.4f}。"
+    ),
+    "why.versus_current_tokens": (
+        "当前设置（trigger_context_ratio {ratio:g}、"
+        "keep_recent_messages {keep}、"
+        "min_target_context_ratio {min_target:g}）整个运行发送 {current_tokens:,} 个 token："
+        "此设置节省 {saved:,} 个。"
+    ),
+    "why.current_cheaper_price": (
+        "当前设置（trigger_context_ratio {ratio:g}、"
+        "keep_recent_messages {keep}、"
+        "min_target_context_ratio {min_target:g}）花费 ${current_price:,.4f}，"
+        "少 ${difference:,.4f}，但它无法保持余量或触发了循环标记。"
+    ),
+    "why.current_cheaper_tokens": (
+        "当前设置（trigger_context_ratio {ratio:g}、"
+        "keep_recent_messages {keep}、"
+        "min_target_context_ratio {min_target:g}）发送 {current_tokens:,} 个 token，"
+        "少 {difference:,} 个，但它无法保持余量或触发了循环标记。"
+    ),
+    "why.never_fires": (
+        "使用它时，此运行中从不触发压缩（窗口始终低于 {threshold:,} 个 token 的触发阈值），"
+        "因此花费与不压缩完全相同；它在此运行中未经检验：更长的运行会达到阈值并压缩。"
+    ),
+    "why.edge_ratio_low": "它是网格中最低的 trigger_context_ratio（{ratio:g}）：更低的比例可能更便宜；请扩大网格查看。",
+    "why.edge_ratio_high": "它是网格中最高的 trigger_context_ratio（{ratio:g}）：更高的比例可能更便宜；请扩大网格查看。",
+    "why.edge_keep_high": "它保留的最近消息是网格中最多的（{keep}）：更大的 keep_recent_messages 可能更便宜；请扩大网格查看。",
+    "why.edge_keep_low": "它保留的最近消息是网格中最少的（{keep}）：更小的 keep_recent_messages 可能更便宜；请扩大网格查看。",
+    "why.runner_up_price": (
+        "次优：trigger_context_ratio {ratio:g}、keep_recent_messages {keep}、"
+        "min_target_context_ratio {min_target:g}，"
+        "花费 ${price:,.4f}（{price_tokens:,} 个 token），多 ${difference:,.4f}。"
+    ),
+    "why.runner_up_tokens": (
+        "次优：trigger_context_ratio {ratio:g}、keep_recent_messages {keep}、"
+        "min_target_context_ratio {min_target:g}，{tokens:,} 个 token，"
+        "多 {difference:,} 个。"
+    ),
+    "why.cheapest_firing_price": (
+        "会触发压缩的最便宜设置是 trigger_context_ratio {ratio:g}、"
+        "keep_recent_messages {keep}、"
+        "min_target_context_ratio {min_target:g}："
+        "${price:,.4f}（{price_tokens:,} 个 token），多 ${difference:,.4f}。"
+    ),
+    "why.cheapest_firing_tokens": (
+        "会触发压缩的最便宜设置是 trigger_context_ratio {ratio:g}、"
+        "keep_recent_messages {keep}、"
+        "min_target_context_ratio {min_target:g}：{tokens:,} 个 token，"
+        "多 {difference:,} 个。"
+    ),
     "why.peak": (
         "其上下文峰值为 {peak_tokens:,} 个 token（context_max 的 {peak_utilisation:.1%}），智能体在整个运行中发送 "
         "{agent_input_tokens:,} 个输入 token，不压缩时为 {agent_input_tokens_uncompacted:,} 个。"

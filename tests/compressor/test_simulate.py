@@ -29,13 +29,12 @@ from compressor.formats import load_conversations
 from compressor.messages import Conversation, Message
 from compressor.prompt import build_prompt, extract_summary, memory_message
 from compressor.reinjection import build_reinjection
-from compressor.replay import Outcome, SummaryModel, Sweep, estimate_live_cost, recommend, simulate, sweep
+from compressor.replay import SummaryModel, estimate_live_cost, simulate, sweep
 from compressor.replay.index import filler
 from compressor.spans import build_span, effective_keep, last_user_index
 from compressor.tokens import get_counter, window_total
 from compressor.trigger import decide
 from compressor.upstream_sizing import memory_tokens as upstream_memory_tokens
-from compressor.windows import Capacity
 from tests.conftest import READ_TRANSCRIPTS, TRANSCRIPTS, FakeModel, fixture
 
 
@@ -61,6 +60,8 @@ class RefStep:
     reinjection_tokens: int
     prefix_tokens: int = 0  # count(prefix) and count(tail) of a compaction attempt's span, 0 without one
     tail_tokens: int = 0
+    cached_tokens: int = 0  # what the call read from the prefix cache (compressor.cost.ledger's model)
+    request_cached_tokens: int = 0  # ... and what a compaction request at this call read from it
 
 
 def reference(
@@ -76,7 +77,11 @@ def reference(
 
     A message a compaction adds is counted as openJiuwen's own would be (upstream_sizing, SPEC §10.6/§12): its
     size is looked up by identity, every other message is counted by the counter. ``hidden`` is added to every
-    counted window."""
+    counted window.
+
+    The cache, from the messages themselves: a call reads the previous call's whole window when nothing changed
+    since (the context only grew), else the tools, system, hidden overhead and the messages both share from the
+    start (same message objects); a compaction request reads what it shares with the previous call."""
     counter = get_counter(counter_name)
     compressor = (
         None if isinstance(summary, str)
@@ -91,7 +96,26 @@ def reference(
             return 0
         return sum(openjiuwen_size.get(id(m), counter.message_tokens(m)) for m in messages) + 3
 
+    def tokens_of(messages: list[Message]) -> int:
+        return sum(openjiuwen_size.get(id(m), counter.message_tokens(m)) for m in messages)
+
+    def shared(messages: list[Message], previous: list[Message]) -> int:
+        common = 0
+        while common < min(len(messages), len(previous)) and messages[common] is previous[common]:
+            common += 1
+        return common
+
+    def cache_read(messages: list[Message], previous: list[Message], front: int) -> int:
+        """The front and the shared messages, and the previous input's last 3 tokens (the reply's opening,
+        ``<|start|>assistant``) when its reply follows it."""
+        common = shared(messages, previous)
+        follows = common == len(previous) < len(messages) and messages[common].role == "assistant"
+        return front + tokens_of(messages[:common]) + (3 if follows else 0)
+
+    front = tokens_of(list(system)) + counter.count_tools(tools)
     context: list[Message] = []
+    previous: list[Message] = []  # the context the previous call sent
+    previous_sent = 0
     compacted = False
     appended = 0
     steps: list[RefStep] = []
@@ -111,11 +135,18 @@ def reference(
         compress = count(context[span.compress[0] : span.compress[1]]) if span.has_compressible else None
         decision = decide(total, context_max, config.trigger_context_ratio, config.min_target_context_ratio, compress)
         sent, event, request_tokens, memory_tokens, reinjection_tokens = total, "none", 0, 0, 0
-        prefix_tokens = tail_tokens = 0
+        prefix_tokens = tail_tokens = request_cached = 0
+        before_context = context
+
+        def request_cache(split: int, request_tokens: int, calls: int = 1) -> int:
+            read = cache_read(before_context[:split], previous, front)  # noqa: B023 (called in this iteration)
+            return min(min(previous_sent, read) * calls, request_tokens)  # noqa: B023
+
         if decision.hit and compressor is not None:
             result = asyncio.run(compressor.compact(conversation.with_messages(context), force=True))
             request_tokens = sum(attempt.request_tokens for attempt in result.attempts)
             kept_before, _, kept_after = result.span_counts
+            request_cached = request_cache(len(context) - kept_after, request_tokens, len(result.attempts))
             prefix, tail = context[:kept_before], context[len(context) - kept_after :]
             prefix_tokens, tail_tokens = count(prefix), count(tail)
             if result.summary and result.status in ("compacted", "no_benefit"):
@@ -142,6 +173,7 @@ def reference(
             prefix_tokens, tail_tokens = count(prefix), count(tail)
             request = [*system, *context[: span.compress[1]], prompt]
             request_tokens = count(request) + counter.count_tools(tools)
+            request_cached = request_cache(span.compress[1], request_tokens)
             kind, _, value = summary.partition(":")
             if kind == "fixed":
                 text = filler(counter, int(value))
@@ -166,8 +198,14 @@ def reference(
                     sent = count([*system, *context]) + counter.count_tools(tools) + hidden
                 else:
                     event = "skipped:no_benefit"
+        if context is before_context:  # nothing changed since the previous call: its whole window is a prefix
+            cached = min(previous_sent, sent)
+        else:
+            cached = min(previous_sent, cache_read(context, previous, front + hidden), sent)
+        previous, previous_sent = list(context), sent
         steps.append(RefStep(i, total, sent, decision.reason, event, decision.target_tokens, request_tokens,
-                             memory_tokens, reinjection_tokens, prefix_tokens, tail_tokens))
+                             memory_tokens, reinjection_tokens, prefix_tokens, tail_tokens, cached,
+                             request_cached))
     return steps
 
 
@@ -183,7 +221,8 @@ def engine_steps(simulation: Any) -> list[RefStep]:
         RefStep(s.index, s.context_tokens, s.sent_tokens, s.reason, label(s.event, s.skip_reason), s.compress_tokens,
                 s.compaction_request_tokens, s.memory_tokens, s.reinjection_tokens,
                 events[s.index].prefix_tokens if s.index in events else 0,
-                events[s.index].tail_tokens if s.index in events else 0)
+                events[s.index].tail_tokens if s.index in events else 0, s.cached_tokens,
+                events[s.index].request_cached_tokens if s.index in events else 0)
         for s in simulation.steps
     ]
 
@@ -547,84 +586,7 @@ class TestSweep:
             sweep(generated(20), ratios=[0.5], context_max=1000, summary=FakeModel([]))  # type: ignore[arg-type]
 
 
-# -- recommendation --------------------------------------------------------------------------------
-
-
-def outcome(ratio: float, keep: int, *, peak: int, compactions: int = 1, cost: int = 1000,
-            min_target: float = 0.1) -> Outcome:
-    return Outcome(
-        trigger_context_ratio=ratio, keep_recent_messages=keep, min_target_context_ratio=min_target,
-        context_max=1000, threshold=int(1000 * ratio), min_target_tokens=100, steps=10, first_trigger_index=3,
-        compactions=compactions, refused=0, peak_tokens=peak, steps_over_capacity=0, compaction_calls=compactions,
-        compaction_input_tokens=cost, agent_input_tokens=50_000, agent_input_tokens_uncompacted=60_000,
-    )
-
-
-def made_sweep(*outcomes: Outcome, steps: int = 10) -> Sweep:
-    return Sweep(
-        ratios=tuple(sorted({o.trigger_context_ratio for o in outcomes})),
-        keeps=tuple(sorted({o.keep_recent_messages for o in outcomes})),
-        min_targets=(0.1,),
-        outcomes=outcomes,
-        capacity=Capacity(1000, "explicit"),
-        counter="cl100k_base",
-        summary="fixed:10",
-        source="made",
-        steps=steps,
-    )
-
-
-class TestRecommendation:
-    def test_the_highest_ratio_within_the_headroom(self) -> None:
-        chosen = recommend(made_sweep(
-            outcome(0.5, 0, peak=600), outcome(0.7, 0, peak=880), outcome(0.9, 0, peak=950),
-        ), headroom=0.1)
-        assert chosen.trigger_context_ratio == 0.7
-        assert (chosen.qualifying, chosen.considered) == (2, 3)
-        assert chosen.codes == ("qualifying", "highest_ratio", "compaction_cost", "peak")
-        assert chosen.reasons[0].values == {"qualifying": 2, "considered": 3, "limit": 0.9, "limit_tokens": 900}
-        assert chosen.reasons[1].values == {"ratio": 0.7}
-
-    def test_the_peak_limit_is_inclusive(self) -> None:
-        assert recommend(made_sweep(outcome(0.9, 0, peak=900)), headroom=0.1).trigger_context_ratio == 0.9
-
-    def test_ties_go_to_fewest_compactions_then_cheapest(self) -> None:
-        chosen = recommend(made_sweep(
-            outcome(0.8, 0, peak=700, compactions=4, cost=100),
-            outcome(0.8, 2, peak=700, compactions=2, cost=900),
-            outcome(0.8, 4, peak=700, compactions=2, cost=500),
-        ))
-        assert chosen.keep_recent_messages == 4
-        tie = chosen.reasons[chosen.codes.index("tie_break")]
-        assert tie.values == {"tied": 3, "ratio": 0.8, "keep": 4, "min_target": 0.1, "compactions": 2,
-                              "compaction_input_tokens": 500}
-
-    def test_nothing_qualifies(self) -> None:
-        chosen = recommend(made_sweep(outcome(0.5, 0, peak=1200), outcome(0.8, 0, peak=1500)), headroom=0.2)
-        assert chosen.setting is None and chosen.trigger_context_ratio is None
-        assert chosen.codes == ("none_qualify", "lowest_peak", "only_after_request")
-        assert chosen.reasons[0].values == {"limit": 0.8, "limit_tokens": 800}
-        assert chosen.reasons[1].values["peak_tokens"] == 1200
-        assert chosen.to_dict()["setting"] is None
-
-    def test_a_run_without_model_calls(self) -> None:
-        chosen = recommend(made_sweep(outcome(0.5, 0, peak=0), steps=0))
-        assert chosen.setting is None
-        assert chosen.codes == ("no_steps",)
-
-    def test_headroom_out_of_range(self) -> None:
-        with pytest.raises(ConfigError, match="headroom"):
-            recommend(made_sweep(outcome(0.5, 0, peak=10)), headroom=1.0)
-
-    def test_on_a_real_sweep(self) -> None:
-        swept = sweep(generated(400, 5), ratios=(0.5, 0.7, 0.9), keeps=(0, 2), min_targets=(0.0,),
-                      context_max=150_000, summary="ratio:0.1")
-        chosen = recommend(swept, headroom=0.1)
-        assert chosen.setting is not None
-        assert chosen.setting.peak_tokens <= 0.9 * 150_000
-        assert chosen.trigger_context_ratio == max(
-            o.trigger_context_ratio for o in swept.outcomes if o.peak_tokens <= 0.9 * 150_000
-        )
+# The recommendation has its own module: tests/compressor/replay/test_recommend.py.
 
 
 # -- summary models, live calls --------------------------------------------------------------------
@@ -767,6 +729,40 @@ class TestCli:
         assert code == 0
         assert "current setting" in out and "recommendation" in out
         assert out.count("\n") > 10
+        assert "costs are counted in tokens" in out and "ledger of the current setting" in out
+        assert "baselines at the current setting" in out
+
+    def test_the_ledger_and_flags_in_json(self, run_file: Path) -> None:
+        code, out, err = run_cli("simulate", str(run_file), "--context-max", "30000", "--ratios", "0.5",
+                                 "--keeps", "0", "--price-model", "claude-sonnet-4-5", "--json")
+        assert code == 0, err
+        document = json.loads(out)
+        assert document["price"]["source"] == "price_model"
+        assert document["price"]["price"]["source"].startswith("https://docs.anthropic.com/")
+        ledger = document["current"]["ledger"]
+        assert ledger["unit"] == "usd" and ledger["compactions"]
+        assert {"invalidated_tokens", "cache_write_tokens", "payback", "payback_calls"} <= set(ledger["compactions"][0])
+        assert {"flagged", "attempts", "storm"} <= set(document["current"]["loops"])
+        assert document["recommendation"]["unit"] == "usd"
+        assert {b["strategy"] for b in document["baselines"]} == {"masking", "hybrid"}
+
+    def test_the_price_follows_the_runs_own_model(self) -> None:
+        path = fixture(TRANSCRIPTS / "claude-code-session.jsonl")  # logged as claude-opus-4-5-20251101
+        code, out, err = run_cli("simulate", str(path), "--context-max", "60000", "--ratios", "0.5", "--keeps", "0")
+        assert code == 0, err
+        assert "price: claude-opus-4-5 (run) per 1M tokens: input $5, cached $0.5, cache write $6.25, output $25" in out
+        code, out, err = run_cli("simulate", str(path), "--context-max", "60000", "--ratios", "0.5", "--keeps", "0",
+                                 "--price-model", "gpt-5")
+        assert code == 0, err
+        assert "price: gpt-5 (price_model)" in out
+
+    def test_a_user_price_file(self, run_file: Path, tmp_path: Path) -> None:
+        prices = tmp_path / "prices.json"
+        prices.write_text(json.dumps({"models": {"ours": {"input": 1.0, "output": 2.0}}}), encoding="utf-8")
+        code, out, err = run_cli("simulate", str(run_file), "--context-max", "30000", "--ratios", "0.5",
+                                 "--keeps", "0", "--prices", str(prices), "--price-model", "ours")
+        assert code == 0, err
+        assert f"price: ours (price_model) per 1M tokens: input $1, cached $1, cache write $1, output $2 (from {prices}" in out
 
     def test_html_report_is_self_contained(self, run_file: Path, tmp_path: Path) -> None:
         report = tmp_path / "out" / "report.html"
@@ -788,6 +784,9 @@ class TestCli:
             (["--summary", "fixed:none"], "summary"),
             (["--headroom", "2"], "headroom"),
             (["--trigger-ratio", "1.2"], "trigger_context_ratio"),
+            (["--price-model", "no-such-model"], "--price-model"),
+            (["--prices", "/nonexistent/prices.json"], "--prices"),
+            (["--keep-results", "-1"], "--keep-results"),
         ],
     )
     def test_bad_input_is_one_line_and_exit_2(self, run_file: Path, args: list[str], needle: str) -> None:
