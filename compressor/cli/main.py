@@ -1,4 +1,4 @@
-"""The ``compaction-lab`` command: inspect, compact, simulate, score, dumps, dashboard.
+"""The ``compaction-lab`` command: inspect, compact, simulate, fleet, score, dumps, dashboard.
 
 Invariant: bad input prints one line naming the file and the problem on stderr and exits 2, never a
 traceback; ``--json`` prints ``to_dict()`` of the same values the dashboard renders, as valid JSON; inputs are
@@ -15,14 +15,14 @@ from contextlib import suppress
 from typing import TextIO
 
 from ..errors import CompressorError
-from . import compact, dashboard, dumps, export, inspect, runs, score, simulate
+from . import compact, dashboard, dumps, export, fleet, inspect, runs, score, simulate
 from .common import EXIT_BAD_INPUT, bad, guarded, output_guard
 
 #: What a shell reports for a command whose reader went away (128 + SIGPIPE), e.g. ``… | head``.
 EXIT_BROKEN_PIPE = 141
 
 #: The commands in the order ``--help`` lists them; each module adds its parser and its ``run``.
-COMMANDS = (inspect, compact, simulate, score, dumps, runs, export, dashboard)
+COMMANDS = (inspect, compact, simulate, fleet, score, dumps, runs, export, dashboard)
 
 
 def build_parser() -> argparse.ArgumentParser:

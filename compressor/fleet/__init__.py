@@ -12,7 +12,11 @@ from .figures import HURT_LIMIT, OutcomeTable, nearest_rank, recommend_fleet, se
 from .inputs import SUFFIXES, Input, discover
 from .sweeps import fleet_runs, run_fleet, sweep_fleet
 from .values import (
+    DEFAULT_HEADROOM,
+    DEFAULT_KEEPS,
+    DEFAULT_RATIOS,
     DEFAULT_SHARE,
+    DEFAULT_SUMMARY,
     Broken,
     BuildCounts,
     Fleet,
@@ -28,7 +32,11 @@ from .values import (
 from .work import FileResult, FileTask, SweepTask, process_file, sweep_kept
 
 __all__ = [
+    "DEFAULT_HEADROOM",
+    "DEFAULT_KEEPS",
+    "DEFAULT_RATIOS",
     "DEFAULT_SHARE",
+    "DEFAULT_SUMMARY",
     "EXECUTORS",
     "HURT_LIMIT",
     "SUFFIXES",

@@ -92,6 +92,15 @@ def _bounded(
             return
 
 
+def _first_done(pending: set[Any]) -> tuple[set[Any], set[Any]]:
+    done, rest = wait(pending, return_when=FIRST_COMPLETED)
+    return set(done), set(rest)
+
+
+def _result(future: Future[Any]) -> Any:
+    return future.result()
+
+
 class ProcessExecutor:
     """A pool of local processes. Forked from a single-threaded process (the CLI: workers start at once with
     the encodings loaded), else from a fork server (a threaded server must not be forked)."""
@@ -150,21 +159,12 @@ class DaskExecutor:
     def map(
         self, function: Callable[[T], R], tasks: Iterable[T], cancel: threading.Event | None = None
     ) -> Iterator[tuple[int, R]]:
-        from distributed import wait as dask_wait
-
-        def some(pending: set[Any]) -> tuple[set[Any], set[Any]]:
-            done, rest = dask_wait(list(pending), return_when="FIRST_COMPLETED")
-            return set(done), set(rest)
-
-        def result(future: Any) -> R:
-            value: R = future.result()
-            future.release()
-            return value
-
+        # The client's concurrent.futures face: its futures are waited on like the pool's, on this client.
+        pool = self._client.get_executor(pure=False)
         yield from _bounded(
-            lambda task: self._client.submit(function, task, pure=False),
-            some,
-            result,
+            lambda task: pool.submit(function, task),
+            _first_done,
+            _result,
             tasks,
             self.workers * IN_FLIGHT_PER_WORKER,
             cancel,

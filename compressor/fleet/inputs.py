@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,7 +55,11 @@ def _walk(folder: Path, broken: list[Broken]) -> Iterable[Path]:
 
 
 def discover(
-    paths: Sequence[str | Path], *, standard: bool = False, home: Path | None = None
+    paths: Sequence[str | Path],
+    *,
+    standard: bool = False,
+    home: Path | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> tuple[list[Input], list[Broken]]:
     """Every input under ``paths`` (and, with ``standard``, in the agents' standard places), sorted by path."""
     found: dict[str, Input] = {}
@@ -76,7 +80,7 @@ def discover(
         else:
             broken.append(Broken(str(path), "no such file or folder"))
     if standard:
-        for session in find_sessions(home):
+        for session in find_sessions(home, environ):
             entry = _entry(session.path.absolute(), session.agent)
             if entry is not None:
                 found.setdefault(entry.path, entry)

@@ -19,6 +19,12 @@ SettingKey = tuple[float, int, float]
 #: How a fleet's money is counted: tokens until a price table prices the runs.
 Unit = Literal["tokens", "usd"]
 DEFAULT_SHARE = 0.95
+#: The default grid, as ``simulate`` and the Tune page sweep one run: ratios 0.5 to 0.95 by 0.05, four keeps,
+#: summaries a tenth of the span (instant on any run), a tenth of the window kept free.
+DEFAULT_RATIOS: tuple[float, ...] = tuple(round(0.5 + 0.05 * step, 2) for step in range(10))
+DEFAULT_KEEPS: tuple[int, ...] = (0, 2, 4, 8)
+DEFAULT_SUMMARY = "ratio:0.1"
+DEFAULT_HEADROOM = 0.1
 
 
 def outcome_fields() -> tuple[str, ...]:
@@ -44,11 +50,11 @@ class FleetGrid:
     ratios: tuple[float, ...]
     keeps: tuple[int, ...]
     min_targets: tuple[float, ...]
-    summary: str = "ratio:0.1"
+    summary: str = DEFAULT_SUMMARY
     counter: str = "cl100k_base"
     context_max: int | None = None
     model: str | None = None
-    headroom: float = 0.1
+    headroom: float = DEFAULT_HEADROOM
     share: float = DEFAULT_SHARE
 
     @property

@@ -1,0 +1,203 @@
+"""The catalog, as a specification: its rows are what analyze() and simulate() say of each run, a second build
+reads only what changed, bad files are listed and the rest catalogued, and no reader ever sees half a shard."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from compressor.analysis import analyze
+from compressor.config import CurrentRoundCompressorConfig
+from compressor.fleet import (
+    BuildCounts,
+    Catalog,
+    CatalogError,
+    InlineExecutor,
+    build_catalog,
+    default_root,
+    discover,
+    run_fleet,
+)
+from compressor.fleet.catalog import writing
+from compressor.fleet.values import outcome_from_json
+from compressor.formats import load_conversations
+from compressor.replay import simulate
+from compressor.tokens import get_counter
+
+from .runs import CONTEXT_MAX, GRID, TAU_BENCH_5, write_fleet, write_run
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    runs = tmp_path / "runs"
+    write_fleet(runs)
+    shutil.copy(TAU_BENCH_5, runs / "tau.json")
+    return runs
+
+
+def build(catalog: Catalog, folder: Path) -> BuildCounts:
+    inputs, _ = discover([folder])
+    return build_catalog(catalog, inputs, GRID, InlineExecutor())
+
+
+class TestRowsAreTheLibrarysNumbers:
+    def test_each_run_row_is_analyze_of_the_run(self, folder: Path, tmp_path: Path) -> None:
+        catalog = Catalog(tmp_path / "catalog")
+        fleet = run_fleet([folder], GRID, catalog, InlineExecutor())
+        assert len(fleet.runs) == 6 + 5  # six files of one run, one file of five
+        for row in fleet.runs:
+            conversation = load_conversations(Path(row.path))[row.conversation]
+            analysis = analyze(conversation, context_max=CONTEXT_MAX)
+            assert row.messages == len(conversation.messages)
+            assert row.context_tokens == analysis.profile.context_tokens
+            assert row.window_tokens == analysis.total_tokens
+            assert row.window_source == analysis.total_source
+            assert row.system_tokens == sum(analysis.profile.system_tokens)
+            assert row.steps == sum(1 for m in conversation.messages if m.role == "assistant")
+            assert row.format == conversation.source_format
+            assert row.context_max == CONTEXT_MAX
+
+    def test_each_outcome_row_is_simulate_of_the_run(self, folder: Path, tmp_path: Path) -> None:
+        catalog = Catalog(tmp_path / "catalog")
+        fleet = run_fleet([folder], GRID, catalog, InlineExecutor())
+        rows = catalog.query("SELECT run_id, ratio, keep, min_target, outcome FROM outcomes WHERE keep >= 0")
+        stored = {(r[0], r[1], r[2], r[3]): outcome_from_json(r[4]) for r in rows}
+        compacting = 0
+        for row in fleet.runs:
+            conversation = load_conversations(Path(row.path))[row.conversation]
+            for ratio, keep, target in GRID.settings:
+                config = CurrentRoundCompressorConfig(
+                    trigger_context_ratio=ratio, keep_recent_messages=keep, min_target_context_ratio=target
+                )
+                expected = simulate(
+                    conversation, config, context_max=CONTEXT_MAX, summary=GRID.summary
+                ).outcome
+                assert stored[(row.run_id, ratio, keep, target)] == expected
+                compacting += expected.compactions > 0
+        assert compacting  # the grid does compact some runs: the equality is not only of untouched runs
+
+    def test_each_message_row_has_its_count_role_class_and_pairing(
+        self, folder: Path, tmp_path: Path
+    ) -> None:
+        catalog = Catalog(tmp_path / "catalog")
+        fleet = run_fleet([folder], GRID, catalog, InlineExecutor())
+        counter = get_counter("cl100k_base")
+        run = next(r for r in fleet.runs if r.path.endswith("run-003.json"))
+        rows = catalog.query(
+            "SELECT role, role_class, tokens_cl100k_base, tokens_o200k_base, tool_call_id, paired_position "
+            "FROM messages WHERE run_id = ? AND part = 'context' ORDER BY position",
+            [run.run_id],
+        )
+        conversation = load_conversations(Path(run.path))[0]
+        assert len(rows) == len(conversation.messages)
+        callers = {call: i for i, m in enumerate(conversation.messages) for call in m.call_ids}
+        for message, (role, role_class, tokens, other, call_id, paired) in zip(
+            conversation.messages, rows, strict=True
+        ):
+            assert role == message.role
+            assert tokens == counter.message_tokens(message)
+            assert other is None  # only the fleet's counter is counted
+            expected_class = {
+                "user": "request" if message.is_real_user else "internal",
+                "tool": "tool_output",
+            }
+            assert role_class == expected_class.get(message.role, message.role)
+            assert call_id == message.tool_call_id
+            assert paired == (callers[message.tool_call_id] if message.role == "tool" else -1)
+
+
+class TestIncremental:
+    def test_a_second_build_reads_nothing(self, folder: Path, tmp_path: Path) -> None:
+        catalog = Catalog(tmp_path / "catalog")
+        first = build(catalog, folder)
+        second = build(catalog, folder)
+        assert (first.processed, first.reused) == (7, 0)
+        assert (second.processed, second.reused) == (0, 7)
+
+    def test_only_changed_and_new_files_are_processed_again(self, folder: Path, tmp_path: Path) -> None:
+        catalog = Catalog(tmp_path / "catalog")
+        build(catalog, folder)
+        write_run(folder / "run-000.json", 40, 99)  # changed content
+        write_run(folder / "later" / "new.json", 20, 100)  # a new file
+        touched = folder / "run-002.json"
+        os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))  # same bytes
+        again = build(catalog, folder)
+        assert (again.files, again.processed, again.reused) == (8, 2, 6)
+        fleet = run_fleet([folder], GRID, catalog, InlineExecutor())
+        assert fleet.counts.processed == 0  # the touched file's new mtime was recorded with its old hash
+        changed = next(r for r in fleet.runs if r.path.endswith("run-000.json"))
+        assert changed.messages == len(load_conversations(folder / "run-000.json")[0].messages)
+
+    def test_a_changed_counter_counts_again_and_keeps_the_other(self, folder: Path, tmp_path: Path) -> None:
+        catalog = Catalog(tmp_path / "catalog")
+        build(catalog, folder)
+        inputs, _ = discover([folder])
+        other = build_catalog(catalog, inputs, replace(GRID, counter="o200k_base"), InlineExecutor())
+        assert other.processed == 7
+        assert build(catalog, folder).processed == 0
+
+
+class TestBadInput:
+    def test_a_corrupt_file_is_listed_and_the_rest_catalogued(self, folder: Path, tmp_path: Path) -> None:
+        (folder / "broken.json").write_text(
+            '{"messages": [{"role": "user", "content": "cut', encoding="utf-8"
+        )
+        (folder / "notes.jsonl").write_text("not json at all\n", encoding="utf-8")
+        fleet = run_fleet([folder], GRID, Catalog(tmp_path / "catalog"), InlineExecutor())
+        assert len(fleet.runs) == 11
+        assert [Path(b.path).name for b in fleet.broken] == ["broken.json", "notes.jsonl"]
+        for broken in fleet.broken:
+            assert "\n" not in broken.error and broken.error
+        assert fleet.counts.broken == 2
+        assert fleet.recommendation.setting is not None
+
+    def test_a_broken_file_is_not_read_again_until_it_changes(self, folder: Path, tmp_path: Path) -> None:
+        (folder / "broken.json").write_text("[1, 2", encoding="utf-8")
+        catalog = Catalog(tmp_path / "catalog")
+        build(catalog, folder)
+        again = build(catalog, folder)
+        assert (again.processed, again.broken) == (0, 1)
+
+    def test_a_missing_path_is_one_broken_line(self, tmp_path: Path) -> None:
+        fleet = run_fleet([tmp_path / "nowhere"], GRID, Catalog(tmp_path / "catalog"), InlineExecutor())
+        assert [b.error for b in fleet.broken] == ["no such file or folder"]
+
+
+class TestAtomicWrites:
+    def test_a_killed_builds_temp_is_invisible_and_removed_by_the_next_writer(
+        self, folder: Path, tmp_path: Path
+    ) -> None:
+        catalog = Catalog(tmp_path / "catalog")
+        build(catalog, folder)
+        half = catalog.root / "runs" / ".part-00000099.12345.tmp"
+        half.write_bytes(b"PAR1 half a file")
+        assert catalog.query("SELECT count(*) FROM fleet_runs")[0][0] == 11  # readers never glob temps
+        write_run(folder / "run-001.json", 30, 7)
+        build(catalog, folder)
+        assert not half.exists()
+
+    def test_no_temp_is_left_after_a_build(self, folder: Path, tmp_path: Path) -> None:
+        catalog = Catalog(tmp_path / "catalog")
+        build(catalog, folder)
+        assert [p.name for p in catalog.root.rglob("*.tmp")] == []
+        assert (catalog.root / "catalog.duckdb").exists()
+
+    def test_one_writer_at_a_time(self, tmp_path: Path) -> None:
+        catalog = Catalog(tmp_path / "catalog")
+        with (
+            writing(catalog),
+            pytest.raises(CatalogError, match="another build"),
+            writing(Catalog(catalog.root)),
+        ):
+            pass
+
+
+class TestWhere:
+    def test_the_default_folder_is_under_the_user_cache(self, tmp_path: Path) -> None:
+        assert default_root({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "compaction-lab" / "catalog"
+        assert default_root({"COMPACTION_LAB_CATALOG": str(tmp_path / "c")}) == tmp_path / "c"
+        assert default_root({}).parts[-3:] == (".cache", "compaction-lab", "catalog")

@@ -1,0 +1,114 @@
+"""The per-run work as pure functions: the same task gives the same result, a catalogued run rebuilt from its
+kept JSON sweeps number for number as the file it came from (without tokenising again), and the untouched
+outcome moved to another setting is what sweep() returns there."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from compressor.fleet import FileTask, FleetGrid, SweepTask, process_file, sweep_kept
+from compressor.fleet.sweeps import from_template
+from compressor.fleet.work import rebuild
+from compressor.formats import load_conversations
+from compressor.replay import sweep
+from compressor.tokens import _token_cache
+from compressor.trigger import threshold_for
+
+from .runs import CONTEXT_MAX, GRID, TAU_BENCH_5, write_run
+
+
+def task(path: Path, known_hash: str | None = None, grid: FleetGrid = GRID) -> FileTask:
+    info = path.stat()
+    return FileTask(
+        path=str(path), size=info.st_size, mtime_ns=info.st_mtime_ns, known_hash=known_hash, grid=grid
+    )
+
+
+class TestProcessFile:
+    def test_the_same_task_gives_the_same_result(self, tmp_path: Path) -> None:
+        path = write_run(tmp_path / "run.json", 60, 3)
+        first, second = process_file(task(path)), process_file(task(path))
+        assert first == second
+        assert [r.outcomes for r in first.runs] == [r.outcomes for r in second.runs]
+
+    def test_a_file_holding_several_conversations_gives_a_run_each(self) -> None:
+        result = process_file(task(TAU_BENCH_5))
+        assert [run.row.conversation for run in result.runs] == [0, 1, 2, 3, 4]
+        assert len({run.row.run_id for run in result.runs}) == 5
+
+    def test_a_known_hash_is_not_read_again(self, tmp_path: Path) -> None:
+        path = write_run(tmp_path / "run.json", 20, 3)
+        first = process_file(task(path))
+        again = process_file(task(path, known_hash=first.hash))
+        assert again.unchanged and again.runs == () and again.hash == first.hash
+
+    def test_an_unreadable_file_is_one_line(self, tmp_path: Path) -> None:
+        gone = process_file(FileTask(path=str(tmp_path / "gone.json"), size=0, mtime_ns=0, grid=GRID))
+        assert gone.error is not None and "cannot read the file" in gone.error and "\n" not in gone.error
+        bad = tmp_path / "bad.json"
+        bad.write_text("{", encoding="utf-8")
+        assert process_file(task(bad)).error is not None
+
+
+class TestSweepKept:
+    def test_a_kept_run_sweeps_as_its_file_with_other_settings(self, tmp_path: Path) -> None:
+        path = write_run(tmp_path / "run.json", 90, 5)
+        run = process_file(task(path)).runs[0]
+        counts = tuple(run.messages["tokens_cl100k_base"])
+        settings = tuple((r, k, 0.2) for k in (1, 5) for r in (0.55, 0.65, 0.85))
+        again = sweep_kept(
+            SweepTask(
+                run_id=run.row.run_id,
+                kept=run.kept,
+                counts=counts,
+                context_max=CONTEXT_MAX,
+                grid=GRID,
+                settings=settings,
+                template=True,
+            )
+        )
+        conversation = load_conversations(path)[0]
+        expected = sweep(
+            conversation,
+            ratios=(0.55, 0.65, 0.85),
+            keeps=(1, 5),
+            min_targets=(0.2,),
+            context_max=CONTEXT_MAX,
+            summary=GRID.summary,
+        )
+        assert again.outcomes == expected.outcomes
+        assert sum(o.compactions for o in again.outcomes) > 0
+        assert again.template == run.template
+
+    def test_the_rebuilt_run_holds_the_counts_before_any_sweep(self, tmp_path: Path) -> None:
+        path = write_run(tmp_path / "run.json", 30, 5)
+        run = process_file(task(path)).runs[0]
+        counts = run.messages["tokens_cl100k_base"]
+        conversation = rebuild(run.kept, "cl100k_base", counts)
+        held = [_token_cache(m).get("cl100k_base") for m in [*conversation.system, *conversation.messages]]
+        assert held == counts
+        assert conversation == load_conversations(path)[0]
+
+    def test_the_untouched_outcome_moved_to_a_setting_above_its_peak_is_sweeps(self, tmp_path: Path) -> None:
+        capacity = 20_000
+        grid = replace(GRID, context_max=capacity)
+        for number, messages in enumerate((10, 40, 70)):
+            path = write_run(tmp_path / f"run-{number}.json", messages, number)
+            run = process_file(task(path, grid=grid)).runs[0]
+            assert run.template is not None
+            conversation = load_conversations(path)[0]
+            ratios = tuple(
+                r for r in (0.3, 0.5, 0.7, 0.9, 0.95) if threshold_for(capacity, r) > run.template.peak_tokens
+            )
+            assert ratios
+            swept = sweep(
+                conversation,
+                ratios=ratios,
+                keeps=(0, 2),
+                min_targets=(0.05, 0.3),
+                context_max=capacity,
+                summary="ratio:0.2",
+            )
+            for outcome in swept.outcomes:
+                assert from_template(run.template, outcome.key) == outcome
