@@ -71,7 +71,7 @@ STRINGS: dict[str, str] = {
     "status_text.no_benefit": (
         "Compaction discarded: the result would hold {after:,} tokens, not fewer than the original {before:,}."
     ),
-    "status_text.failed": "Compaction failed after {calls} call(s): {reason}; the context is unchanged.",
+    "status_text.failed": "Compaction failed after {calls}: {reason}; the context is unchanged.",
     "reason.below_threshold": "the window is below the trigger threshold",
     "reason.no_compressible_span": "there is nothing to compress after the last user request",
     "reason.target_below_min": "the span to compress is smaller than the minimum worth compressing",
@@ -101,7 +101,7 @@ STRINGS: dict[str, str] = {
     "chart.span": "span to compress",
     "chart.threshold": "threshold",
     "chart.min_target": "minimum span",
-    "chart.context_max": "context_max",
+    "chart.context_max": "capacity",
     "chart.before": "before",
     "chart.after": "after",
     "chart.memory": "memory block",
@@ -109,12 +109,12 @@ STRINGS: dict[str, str] = {
     "chart.compressed": "compressed span",
     "chart.reduction_ratio": "reduction ratio",
     "chart.dumps": "dumps",
-    "chart.tokens_before": "tokens before",
-    "chart.tokens_after": "tokens after",
+    "chart.tokens_before": "context messages before",
+    "chart.tokens_after": "context messages after",
     "chart.time": "time",
     "chart.uncompacted": "without compaction",
-    "chart.read": "window the trigger read",
-    "chart.sent": "window sent to the model",
+    "chart.read": "window total (read by the trigger)",
+    "chart.sent": "context sent (after compaction)",
     "chart.compaction": "compaction",
     "chart.refused": "refused compaction",
     "chart.settings": "settings",
@@ -126,30 +126,160 @@ STRINGS: dict[str, str] = {
     "chart.tradeoff_y": "tokens sent to the compaction model",
     "chart.heat.compactions": "Compactions over the run",
     "chart.heat.compaction_input_tokens": "Tokens sent to the compaction model",
-    "chart.heat.peak_utilisation": "Peak context, share of context_max",
+    "chart.heat.peak_utilisation": "Peak context sent, share of the capacity",
     "chart.heat_title": "{title} (min_target_context_ratio {target})",
     "chart.hover.step": "message %{x}: %{y:,} tokens<br>%{text}",
     "chart.hover.heat": "ratio %{x}, keep %{y}: %{text}",
-    "chart.hover.setting": "ratio {ratio}, keep {keep}, min target {min_target}, {compactions} compaction(s)",
+    "chart.hover.setting": "ratio {ratio}, keep {keep}, min target {min_target}, compactions: {compactions}",
     "chart.hover.tradeoff": "headroom %{x:.1%}, cost %{y:,} tokens",
     # metrics
-    "metric.total": "Window total",
-    "metric.total_usage": "From the usage an assistant message reported, plus characters / 3 of the messages after it.",
-    "metric.total_counted": "Counted over the system messages, the context and the tool definitions.",
-    "metric.threshold": "Trigger threshold",
-    "metric.threshold_help": "max(int(context_max × trigger_context_ratio), 1)",
-    "metric.context_max": "context_max",
-    "metric.span_tokens": "Span to compress",
-    "metric.min_target": "Minimum span",
-    "metric.min_target_help": "int(context_max × min_target_context_ratio)",
     "metric.span_counts": "Prefix / compress / tail",
-    "metric.tokens_before": "Context tokens before",
-    "metric.tokens_after": "Context tokens after",
+    "metric.tokens_before": "Context messages before",
+    "metric.tokens_after": "Context messages after",
     "metric.saved": "Saved",
     "metric.saved_help": "Share of the context tokens the compaction removed.",
     "metric.request_tokens": "Request tokens",
     "metric.request_help": "Tokens of the last request sent to the model (messages, prompt and tools).",
     "metric.calls": "Model calls",
+    "term.formula": "Formula: {formula}",
+    "term.window_total": "Window total",
+    "term.window_total.help": (
+        "Everything the next model call reads, as the trigger compares it with its threshold: system "
+        "messages, tool definitions, hidden overhead and every context message."
+    ),
+    "term.context_sent": "Context sent",
+    "term.context_sent.help": "The window a replayed model call sends, once a compaction at that call is applied.",
+    "term.context_tokens": "Context messages",
+    "term.context_tokens.help": (
+        "The context messages only, without the system messages and the tools: what the benefit check "
+        "compares before and after a compaction."
+    ),
+    "term.span_to_compress": "Span to compress",
+    "term.span_to_compress.help": "The messages after the last real user request and before the kept tail.",
+    "term.hidden_overhead": "Hidden overhead",
+    "term.hidden_overhead.help": (
+        "What the run's reported usage holds beyond what its file shows (the agent's own system prompt "
+        "and tools), measured once, at the first call that reports usage."
+    ),
+    "term.memory_block": "Memory block",
+    "term.memory_block.help": "The one message that replaces the compressed span.",
+    "term.reinjection": "Reinjection",
+    "term.reinjection.help": "The message that re-adds the files the compressed span had read.",
+    "term.threshold": "Trigger threshold",
+    "term.threshold.help": "The window total at which the trigger fires.",
+    "term.min_span": "Minimum span",
+    "term.min_span.help": "The smallest span to compress that is worth a compaction.",
+    "term.capacity": "Capacity",
+    "term.capacity.help": "The tokens the model's context window holds (context_max).",
+    "term.left": "Left",
+    "term.left.help": "The share of the capacity still free.",
+    "term.until_compaction": "Until compaction",
+    "term.until_compaction.help": (
+        "How much the window may still grow, as a share of the capacity, before the trigger fires."
+    ),
+    "term.peak_read": "Peak window read",
+    "term.peak_read.help": "The largest window total of the run, read before any compaction at that call.",
+    "term.peak_sent": "Peak context sent",
+    "term.peak_sent.help": "The largest window the run sends to its model, after compactions.",
+    "part.system": "system",
+    "part.tools": "tools",
+    "part.hidden": "hidden overhead",
+    "part.prefix": "preserved prefix",
+    "part.span": "span to compress",
+    "part.tail": "protected tail",
+    "part.unanchored": "unanchored",
+    "part.rest": "other messages",
+    "part.drift": "counter drift",
+    "part.free": "free",
+    "breakdown.caption": (
+        "{total:,} of {capacity:,} tokens used ({used}): {left} left, {until} until compaction at "
+        "{threshold:,}."
+    ),
+    "breakdown.parts": "The window total is {parts}.",
+    "breakdown.over": "Over capacity by {over:,} tokens: this call would not fit the model's window.",
+    "breakdown.drift_negative": (
+        "Our counter finds {drift:,} tokens more in the messages than the reported usage holds; the bar "
+        "shows the counted parts."
+    ),
+    "breakdown.due": "due now",
+    "breakdown.now": "after message #{index} (all {messages})",
+    "breakdown.at_call": "at the model call for message #{index}",
+    "decision.condition.no_model": (
+        "Condition: openJiuwen would not compact: no model is configured (it needs both model and "
+        "model_client). Set an OpenAI-compatible endpoint on the Live compaction page; the decision "
+        "above is what it makes once one is set."
+    ),
+    "decision.condition.offline": (
+        "Condition: openJiuwen itself would not compact without a model; this page compacts with the "
+        "offline backend all the same."
+    ),
+    "result.failed_detail": "What the endpoint or the client said",
+    "count.call.one": "{n} call",
+    "count.call.other": "{n:,} calls",
+    "count.compaction.one": "{n} compaction",
+    "count.compaction.other": "{n:,} compactions",
+    "count.conversation.one": "{n} conversation",
+    "count.conversation.other": "{n:,} conversations",
+    "count.dump.one": "{n} dump",
+    "count.dump.other": "{n:,} dumps",
+    "count.file.one": "{n} file",
+    "count.file.other": "{n:,} files",
+    "count.folder.one": "{n} folder",
+    "count.folder.other": "{n:,} folders",
+    "count.message.one": "{n} message",
+    "count.message.other": "{n:,} messages",
+    "count.record.one": "{n} record",
+    "count.record.other": "{n:,} records",
+    "count.secret.one": "{n} possible secret",
+    "count.secret.other": "{n:,} possible secrets",
+    "count.setting.one": "{n} setting",
+    "count.setting.other": "{n:,} settings",
+    "dumps.folders": "Folders",
+    "dumps.by_sequence": (
+        "These dumps were written within moments of each other, so they are drawn in the order they "
+        "were written rather than against a clock."
+    ),
+    "dumps.debug_from": "{records} of this dump's run, from {log}.",
+    "dumps.rerun.recorded_title": "1. Reproduce the recorded compaction",
+    "dumps.rerun.recorded_help": (
+        "With the dump's own settings (context_max {context_max:,}, keep_recent_messages {keep}), "
+        "forced as the recorded run fired: the split should come out as recorded, {split}."
+    ),
+    "dumps.rerun.recorded": "Re-run with the dump's settings",
+    "dumps.rerun.sidebar_title": "2. Try the sidebar's settings",
+    "dumps.rerun.sidebar": "Re-run with the sidebar's settings",
+    "dumps.split_same": "The split is the recorded one: prefix / compress / tail {split}.",
+    "dumps.split_differs": "The split differs from the recorded {split}: this run made {now}.",
+    "tune.hidden_overhead": (
+        "The run reports usage: its hidden overhead of {tokens:,} tokens (the agent's own prompt and "
+        "tools) is carried in every window the replay counts, after a compaction too."
+    ),
+    "result.sizing": (
+        "Memory block: {ours:,} tokens as we sent it (our own wording); openJiuwen's block for the same "
+        "summary counts {theirs:,}, and the context after would hold {after:,} with it. The replay "
+        "counts openJiuwen's."
+    ),
+    "result.no_summary": "No summary came back, so there are no sections to check.",
+    "follow.file": "Follow this file",
+    "follow.file_help": (
+        "While on, the page reads the file again every few seconds and shows the messages the agent has "
+        "added (what was already read is not counted again; a half-written last line waits for the next "
+        "read)."
+    ),
+    "follow.folder": "Follow this folder",
+    "follow.folder_help": "While on, new dumps and debug records show as they land (checked every few seconds).",
+    "follow.watching_file": "Following: {messages} read, checked at {at}.",
+    "follow.watching_folder": "Following: {dumps} here, checked at {at}.",
+    "chart.sequence": "dump number, in the order written",
+    "compact.use_server": "Use the server's endpoint",
+    "compact.use_server_help": (
+        "The endpoint set on the server (API_BASE), called with the server's key (API_KEY); neither is "
+        "shown here. Turn it off to type another endpoint and its key."
+    ),
+    "compact.server_endpoint": (
+        "Calling the server's own endpoint with the server's key. Leave the model name empty for the "
+        "server's MODEL_NAME."
+    ),
     # messages
     "message.tool_calls": "Tool calls",
     "message.fields": "Other fields",
@@ -174,7 +304,7 @@ STRINGS: dict[str, str] = {
     "load.current": "Current conversation: {name} (format: {format})",
     "load.clear": "Remove all loaded conversations",
     "load.nothing": "Nothing is loaded. Upload a file, or open a bundled sample below.",
-    "load.ok": "{file}: {count} conversation(s), format {format}",
+    "load.ok": "{file}: {conversations}, format {format}",
     "load.tab.upload": "Upload",
     "load.tab.samples": "Bundled samples",
     "load.tab.server": "Files on the server",
@@ -192,11 +322,6 @@ STRINGS: dict[str, str] = {
     "span.title": "Span & trigger",
     "span.empty": "No conversation is loaded. Open the Load page to upload one or to pick a sample.",
     "span.subtitle": "{name} · format {format} · {messages} context messages, {system} system, {tools} tools",
-    "span.no_model": (
-        "No model is configured: openJiuwen itself would never compact with this config (it needs both model "
-        "and model_client). Below is what it would decide once they are set. Configure an OpenAI-compatible "
-        "backend on the Live compaction page to lift this."
-    ),
     "span.total_usage": (
         "The window total {total:,} comes from reported usage: message #{index} of system + context reported "
         "{reported:,} tokens, plus characters / 3 of every message after it."
@@ -224,7 +349,7 @@ STRINGS: dict[str, str] = {
     # Live compaction page
     "compact.title": "Live compaction",
     "compact.empty": "No conversation is loaded. Open the Load page first.",
-    "compact.subject": "Compacting {name} ({messages} context messages) with the sidebar settings.",
+    "compact.subject": "Compacting {name} ({messages} in the context) with the sidebar settings.",
     "compact.backend": "Backend",
     "compact.backend.offline": "Offline (extractive, no network)",
     "compact.backend.openai": "OpenAI-compatible endpoint",
@@ -233,7 +358,10 @@ STRINGS: dict[str, str] = {
     "compact.model_name": "Model name",
     "compact.api_key": "API key",
     "compact.api_key_help": "Kept only in this browser session on the server; never put in the address, a file or a log.",
-    "compact.server_key": "Leave the key empty to use the API_KEY set on the server.",
+    "compact.server_key": (
+        "The server has its own endpoint (API_BASE) and key: tick 'Use the server's endpoint' to call "
+        "it. A URL you type needs a key you type; the server's key is never sent anywhere else."
+    ),
     "compact.live_cost": "A live run sends up to about {tokens:,} tokens of this conversation to the endpoint.",
     "compact.preserve": "Preserve instruction (optional)",
     "compact.preserve_help": "Appended to the prompt as a priority for what to keep, never as a new task.",
@@ -255,7 +383,7 @@ STRINGS: dict[str, str] = {
     "compact.dump_kept": "Dump kept at {path}",
     # results
     "result.parts": "prefix {prefix:,} · memory block {memory:,} · reinjection {reinjection:,} · tail {tail:,} tokens",
-    "result.reinjected": "{count} file(s) re-added by state reinjection ({tokens:,} tokens):",
+    "result.reinjected": "{files} re-added by state reinjection ({tokens:,} tokens):",
     "result.reinjection_heavy": "The reinjected files cost at least as much as the summary itself.",
     "result.tab.summary": "Summary",
     "result.tab.prompt": "Prompt",
@@ -273,12 +401,12 @@ STRINGS: dict[str, str] = {
     "result.no_debug": "No debug records.",
     # secrets flagged in messages and summaries (shown by kind and a masked preview, never in full)
     "secrets.messages": (
-        "{count} possible secret(s) in this conversation's messages, shown masked below: remove them before "
-        "sharing the conversation, a compaction of it or its dumps."
+        "{secrets} in this conversation's messages, shown masked below: remove them before sharing the "
+        "conversation, a compaction of it or its dumps."
     ),
     "secrets.summary": (
-        "The summary holds {count} possible secret(s), shown masked below: a compaction carries them into the "
-        "new context, the download and the dump."
+        "The summary holds {secrets}, shown masked below: a compaction carries them into the new "
+        "context, the download and the dump."
     ),
     "secrets.line": "{where} · {kind} · {preview}",
     "secrets.more": "…and {count} more.",
@@ -297,7 +425,10 @@ STRINGS: dict[str, str] = {
     "secrets.kind.assignment": "secret assigned to a name",
     # Dump review page
     "dumps.title": "Dump review",
-    "dumps.intro": "Compression dumps written by openJiuwen or by this tool, with the debug log when it is there.",
+    "dumps.intro": (
+        "Compression dumps written by openJiuwen or by this tool, with the debug log when it is there; "
+        "every dump below the folder is listed, grouped by the folder it lies in."
+    ),
     "dumps.source": "Dumps from",
     "dumps.source.folder": "a folder on the server",
     "dumps.source.upload": "uploaded files",
@@ -305,9 +436,13 @@ STRINGS: dict[str, str] = {
     "dumps.choose_folder": "Choose another folder",
     "dumps.use_folder": "Review {path}",
     "dumps.upload": "Dump files",
-    "dumps.upload_help": "Dump JSON files, the CurrentRoundCompressor.jsonl debug log, or a zip of them.",
+    "dumps.upload_help": (
+        "Dump JSON files, CurrentRoundCompressor.jsonl debug logs, or a zip of them. A zip keeps its "
+        "folders; loose debug logs are each put beside the dump they describe, so logs with the same "
+        "name stay apart."
+    ),
     "dumps.no_folder": "Choose a dump folder, or upload dump files.",
-    "dumps.broken": "{count} file(s) could not be read as dumps",
+    "dumps.broken": "{files} could not be read as dumps",
     "dumps.broken_more": "…and {count} more.",
     "dumps.empty": (
         "No dumps here yet. Run a compaction on the Live compaction page with 'Keep the dump' on, upload dump "
@@ -317,7 +452,7 @@ STRINGS: dict[str, str] = {
     "dumps.min_ratio": "Minimum reduction ratio",
     "dumps.search": "File or context contains",
     "dumps.retried": "Retried",
-    "dumps.count": "{shown} of {total} dumps",
+    "dumps.count": "{shown} of {total} shown, in {folders}",
     "dumps.filtered_out": "No dump matches these filters.",
     "dumps.chart.ratio": "Reduction ratio",
     "dumps.chart.before_after": "Before vs after",
@@ -334,19 +469,18 @@ STRINGS: dict[str, str] = {
     "dumps.tab.summary": "Summary",
     "dumps.tab.debug": "Debug records",
     "dumps.tab.rerun": "Re-run",
-    "dumps.before": "Before: {count} messages (rebuilt from the dump)",
-    "dumps.after": "After: {count} messages",
+    "dumps.before": "Before: {messages} (rebuilt from the dump)",
+    "dumps.after": "After: {messages}",
     "dumps.before_message": "Before",
     "dumps.after_message": "After",
     "dumps.span_note": "Segments from the dump's span counts; tokens counted with {counter}.",
     "dumps.reinjection": "State reinjection message",
     "dumps.no_debug": "No debug log records for this dump.",
     "dumps.rerun_intro": "Compact the context before this dump again, with the sidebar settings.",
-    "dumps.use_context_max": "Use this dump's context_max ({context_max:,}) in the sidebar",
+    "dumps.use_context_max": "Put this dump's settings in the sidebar (context_max {context_max:,}, keep {keep})",
     "dumps.rerun_backend": "Model",
     "dumps.rerun_backend.replay": "Replay the recorded reply",
     "dumps.rerun_backend.live": "The Live compaction page's backend",
-    "dumps.rerun": "Re-run with current settings",
     "dumps.rerun_compare": "The recorded compaction went from {before:,} to {after:,} tokens.",
     # Tune page
     "tune.title": "Tune",
@@ -355,7 +489,7 @@ STRINGS: dict[str, str] = {
         "back here to replay it."
     ),
     "tune.subtitle": (
-        "{name} · {messages} context messages, replayed model call by model call with the sidebar settings."
+        "{name} · {messages} in the context, replayed model call by model call with the sidebar settings."
     ),
     "tune.summary": "Summary model",
     "tune.summary_kind": "How big is each simulated summary?",
@@ -373,20 +507,20 @@ STRINGS: dict[str, str] = {
         "The offline backend runs once per compaction: quick on short runs, slow on long ones and on large sweeps."
     ),
     "tune.live_estimate": (
-        "A live replay would make about {calls:,} compaction call(s) sending about {tokens:,} input tokens "
-        "(largest request {largest:,}), assuming summaries of {ratio} of the span; retries would add more."
+        "A live replay would make about {calls} sending about {tokens:,} input tokens (largest request "
+        "{largest:,}), assuming summaries of {ratio} of the span; retries would add more."
     ),
     "tune.live_backend": "Backend: {backend} (set it on the Live compaction page).",
     "tune.live_unconfigured": "The Live compaction page's endpoint is not ready: {problem}",
-    "tune.live_confirm": "I accept sending about {tokens:,} tokens in {calls:,} call(s) to this backend",
+    "tune.live_confirm": "I accept sending about {tokens:,} tokens in {calls} to this backend",
     "tune.live_run": "Run the live replay",
-    "tune.live_running": "Calling the backend for up to {calls:,} compaction(s)…",
+    "tune.live_running": "Calling the backend for up to {compactions}…",
     "tune.live_pending": (
         "Until the live replay runs, this page shows the replay with summaries sized {summary}."
     ),
     "tune.replaying": "Replaying the run…",
     "tune.run": "This setting over the run",
-    "tune.run_caption": "{steps:,} model calls · summaries: {summary} · context_max {capacity}",
+    "tune.run_caption": "{steps} · summaries: {summary} · capacity {capacity}",
     "tune.no_steps": (
         "This conversation has no assistant message, so there is no model call to replay. Load an agent run "
         "on the Load page."
@@ -399,10 +533,14 @@ STRINGS: dict[str, str] = {
     "tune.never": "never",
     "tune.metric.compactions": "Compactions",
     "tune.metric.compactions_help": "Compactions kept over the run; {refused} more were attempted and refused.",
-    "tune.metric.peak": "Peak utilisation",
-    "tune.metric.peak_help": "The largest window sent to the model: {peak:,} of {context_max:,} tokens.",
+    "tune.metric.peak": "Peak window read",
+    "tune.metric.peak_help": (
+        "The largest window total the trigger read, at message #{index}: {peak:,} of {context_max:,} "
+        "tokens, the same quantity as the threshold of {threshold:,}. The largest context sent, after "
+        "compactions, is {sent:,} tokens ({sent_share})."
+    ),
     "tune.metric.compaction_input": "Compaction input tokens",
-    "tune.metric.compaction_input_help": "Tokens sent to the compaction model over {calls} call(s).",
+    "tune.metric.compaction_input_help": "Tokens sent to the compaction model over {calls}.",
     "tune.metric.agent_input": "Agent input, with compaction",
     "tune.metric.agent_input_help": "Tokens the agent sends over all its model calls with this setting.",
     "tune.metric.agent_input_uncompacted": "Agent input, without compaction",
@@ -422,13 +560,13 @@ STRINGS: dict[str, str] = {
     "tune.grid.keeps": "keep_recent_messages values",
     "tune.grid.keeps_help": "The sidebar's value is always added.",
     "tune.grid.size": (
-        "{settings} settings: {ratios} ratios × {keeps} keep values at min_target_context_ratio {min_target}, "
+        "{settings}: {ratios} ratios × {keeps} keep values at min_target_context_ratio {min_target}, "
         "summaries {summary}. The sidebar's setting is one of them."
     ),
     "tune.offline_sweep": (
         "The offline backend summarises at every compaction of every setting: on a long run choose ratio:X."
     ),
-    "tune.sweeping": "Replaying {settings} settings…",
+    "tune.sweeping": "Replaying {settings}…",
     "tune.recommendation": "Recommendation",
     "tune.headroom": "Headroom to keep free at every model call",
     "tune.headroom_help": "The recommended setting keeps the context at or below (1 − headroom) × context_max.",
@@ -562,7 +700,7 @@ STRINGS: dict[str, str] = {
         "No conversation is loaded. Open the Load page to upload an agent run or to pick a sample, then come "
         "back here to play it."
     ),
-    "demo.subtitle": "{name} · {steps} model calls · summaries: {summary} · context_max {capacity}",
+    "demo.subtitle": "{name} · {steps} · summaries: {summary} · capacity {capacity}",
     "demo.no_steps": "This conversation has no assistant message, so there is no model call to play back.",
     "demo.no_compaction": (
         "With these settings compaction never fires on this run: the threshold is {threshold:,} tokens and the "
@@ -646,45 +784,173 @@ STRINGS: dict[str, str] = {
     "report.col.agent_input": "agent input",
     "report.footer": "Written by compaction-lab from a replay of the run; no network was used to draw it.",
     # table column headers (the DataFrame column names stay the same)
-    "col.index": "index",
-    "col.role": "role",
-    "col.tokens": "tokens",
-    "col.segment": "segment",
-    "col.notes": "notes",
-    "col.preview": "preview",
-    "col.conversation": "conversation",
-    "col.format": "format",
-    "col.messages": "messages",
-    "col.system": "system",
-    "col.tools": "tools",
-    "col.origin": "origin",
-    "col.file": "file",
-    "col.attempt": "attempt",
-    "col.request_tokens": "request_tokens",
-    "col.outcome": "outcome",
-    "col.error": "error",
-    "col.delay_seconds": "delay_seconds",
-    "col.budget_ratio": "budget_ratio",
-    "col.seconds": "seconds",
-    "col.number": "number",
-    "col.section": "section",
-    "col.present": "present",
-    "col.time": "time",
-    "col.session": "session",
-    "col.context": "context",
-    "col.tokens_before": "tokens_before",
-    "col.tokens_after": "tokens_after",
-    "col.reduction": "reduction",
-    "col.reduction_ratio": "reduction_ratio",
-    "col.target_tokens": "target_tokens",
-    "col.context_max": "context_max",
-    "col.prefix": "prefix",
-    "col.compress": "compress",
-    "col.tail": "tail",
-    "col.retries": "retries",
-    "col.backend": "backend",
-    "col.source": "source",
-    "col.processor": "processor",
-    "col.timestamp": "timestamp",
-    "col.event": "event",
+    "col.index": "Index",
+    "col.role": "Role",
+    "col.tokens": "Tokens",
+    "col.segment": "Segment",
+    "col.notes": "Notes",
+    "col.preview": "Preview",
+    "col.conversation": "Conversation",
+    "col.format": "Format",
+    "col.messages": "Messages",
+    "col.system": "System messages",
+    "col.tools": "Tools",
+    "col.origin": "Origin",
+    "col.file": "File",
+    "col.attempt": "Attempt",
+    "col.request_tokens": "Request tokens",
+    "col.outcome": "Outcome",
+    "col.error": "Error",
+    "col.delay_seconds": "Delay (s)",
+    "col.budget_ratio": "Budget ratio",
+    "col.seconds": "Seconds",
+    "col.number": "Number",
+    "col.section": "Section",
+    "col.present": "Present",
+    "col.time": "Time",
+    "col.session": "Session",
+    "col.context": "Context",
+    "col.tokens_before": "Context messages before",
+    "col.tokens_after": "Context messages after",
+    "col.reduction": "Saved tokens",
+    "col.reduction_ratio": "Saved",
+    "col.target_tokens": "Span to compress",
+    "col.context_max": "Capacity",
+    "col.prefix": "Prefix messages",
+    "col.compress": "Compressed messages",
+    "col.tail": "Tail messages",
+    "col.retries": "Retries",
+    "col.backend": "Backend",
+    "col.source": "Written by",
+    "col.processor": "Processor",
+    "col.timestamp": "Time",
+    "col.event": "Event",
 }
+
+# What a compaction kept, and how a file was read (issues 11 and 10): one block, kept apart.
+STRINGS.update(
+    {
+        # -- what a compaction kept (issue 11) and how a file was read (issue 10) ---------------------------
+        "quality.category.paths": "File paths",
+        "quality.category.commands": "Commands run",
+        "quality.category.errors": "Errors seen",
+        "quality.category.identifiers": "Identifiers (ids, hashes, URLs, tickets)",
+        "quality.category.numbers": "Numbers with units",
+        "quality.category.tools": "Tools used",
+        "quality.category.constraints": "User constraints",
+        "quality.category.todos": "Open to-dos",
+        "quality.category.decisions": "Decisions",
+        "quality.kept.paths": "{kept}/{total} files",
+        "quality.kept.commands": "{kept}/{total} commands",
+        "quality.kept.errors": "{kept}/{total} errors",
+        "quality.kept.identifiers": "{kept}/{total} identifiers",
+        "quality.kept.numbers": "{kept}/{total} numbers",
+        "quality.kept.tools": "{kept}/{total} tools",
+        "quality.kept.constraints": "{kept}/{total} constraints",
+        "quality.kept.todos": "{kept}/{total} to-dos",
+        "quality.kept.decisions": "{kept}/{total} decisions",
+        "quality.status.kept": "kept in the summary",
+        "quality.status.elsewhere": "still in the kept messages",
+        "quality.status.lost": "lost",
+        "quality.match.exact": "exact",
+        "quality.match.extended": "a longer form",
+        "quality.match.suffix": "the path's end",
+        "quality.match.basename": "the file name",
+        "quality.match.inside": "inside a longer text",
+        "quality.match.normalised": "case and spaces folded",
+        "quality.match.prefix": "its opening words",
+        "quality.match.paraphrase": "paraphrased",
+        "quality.reason.no_summary_text": "no summary text to score",
+        "quality.reason.sized_summary": "this replay only sizes its summaries (no text), so what they keep is not scored",
+        "quality.reason.live_summary_not_recorded": "a live model wrote the summary and the replay keeps only its size",
+        "quality.reason.replay_mismatch": "the rebuilt context differs from the replay's, so it is not scored",
+        "quality.reason.not_compacted": "it did not compact",
+        "quality.reason.live_failed": "the live model did not answer",
+        "quality.badge": "kept {kept}/{total} ({share}); {elsewhere} still in the kept messages, {lost} lost",
+        "quality.badge_label": "What the summary kept",
+        "quality.nothing_to_keep": "nothing in the span to keep",
+        "quality.saved_kept": "saved {saved}, kept {kept}",
+        "quality.open": "What it kept — {lost} lost",
+        "quality.intro": (
+            "Every file path, command, error, identifier, number, tool, constraint, to-do and decision in the "
+            "replaced messages, and whether the summary kept it."
+        ),
+        "quality.nothing_lost": "Nothing was lost: every item is in the summary or still in the kept messages.",
+        "quality.by_category": "Kept per category",
+        "quality.lost_title": "What it forgot",
+        "quality.col.category": "Category",
+        "quality.col.item": "Item",
+        "quality.col.message": "Message",
+        "quality.col.elsewhere": "Still in the kept messages",
+        "quality.col.mentions": "Mentions",
+        "quality.col.kept": "Kept",
+        "quality.col.total": "Items",
+        "quality.col.share": "Share kept",
+        "quality.jump": "Show the message it came from",
+        "quality.message": "Message #{index} before the compaction",
+        "quality.lost_more": "{count} more lost items are not listed.",
+        "quality.folder_title": "What each dump forgot",
+        "quality.folder_caption": "{dumps} on this page; items lost in all: {lost}.",
+        "quality.col.dump": "Dump",
+        "quality.col.retention": "Kept by the summary",
+        "quality.col.lost": "Lost",
+        "quality.recorded_title": "The agent's own compactions, scored",
+        "quality.recorded_none": "The file records no compaction of the agent's own.",
+        "quality.col.number": "No.",
+        "quality.col.summary_at": "Summary at message",
+        "quality.col.origin": "Written by",
+        "quality.col.span_tokens": "Span tokens",
+        "quality.col.summary_tokens": "Summary tokens",
+        "census.real_user": "Real user requests",
+        "census.internal_user": "Internal user turns",
+        "census.assistant": "Assistant turns",
+        "census.tool": "Tool results",
+        "census.tool_calls": "Tool calls",
+        "census.unmatched_tool_calls": "Tool calls without a result",
+        "census.unmatched_tool_results": "Tool results without a call",
+        "load.readings_title": "How the file was read",
+        "load.readings_none": "Read as written: no turn needed re-reading.",
+        "load.picker_title": "Sessions your agents wrote",
+        "load.picker": "Session (newest first)",
+        "load.picker_load": "Load this session",
+        "load.picker_none": "No agent session folder lies inside the allowed roots.",
+        "tune.cannot_compact.no_real_user": (
+            "This run cannot compact: it has no real user request, so there is no span to summarise (a lower "
+            "ratio would not help)."
+        ),
+        "tune.cannot_compact.nothing_after": (
+            "This run cannot compact: every model call comes straight after a real user request, so there is "
+            "never work after the latest request to summarise (a lower ratio would not help)."
+        ),
+        "reading.tool_results_from_user_text.one": "{count} tool result arrived as user text and was read as a tool result",
+        "reading.tool_results_from_user_text.other": "{count} tool results arrived as user text and were read as tool results",
+        "reading.internal_user_turns.one": "{count} user turn was written by the agent's harness and was read as internal",
+        "reading.internal_user_turns.other": "{count} user turns were written by the agent's harness and were read as internal",
+        "reading.recorded_compactions.one": "{count} compaction the agent made itself is recorded in the file",
+        "reading.recorded_compactions.other": "{count} compactions the agent made itself are recorded in the file",
+        "reading.demonstration_turns_skipped.one": "{count} demonstration turn was left out",
+        "reading.demonstration_turns_skipped.other": "{count} demonstration turns were left out",
+        "reading.tool_calls_from_text.one": "{count} tool call was read from the assistant's text",
+        "reading.tool_calls_from_text.other": "{count} tool calls were read from the assistant's text",
+        "reading.truncated_tail.one": "the file ends in a partial record (still being written?); read up to the last whole one",
+        "reading.truncated_tail.other": "the file ends in a partial record (still being written?); read up to the last whole one",
+        "reading.lines_skipped.one": "{count} line that is not part of the conversation was skipped ({detail})",
+        "reading.lines_skipped.other": "{count} lines that are not part of the conversation were skipped ({detail})",
+        "reading.chunks_joined.one": "{count} streamed chunk was joined into its message",
+        "reading.chunks_joined.other": "{count} streamed chunks were joined into messages",
+        "reading.model_from_file.one": "the file names the model: {detail}",
+        "reading.model_from_file.other": "the file names the model: {detail}",
+        "reading.events_skipped.one": "{count} event that is not a conversation turn was skipped ({detail})",
+        "reading.events_skipped.other": "{count} events that are not conversation turns were skipped ({detail})",
+        "reading.batched_tool_results.one": "{count} tool call shares the one result the file gives for its batch",
+        "reading.batched_tool_results.other": "{count} tool calls share the one result the file gives for their batch",
+        "reading.tool_outputs_pruned.one": "{count} tool result the agent later cleared from its context is read as first sent",
+        "reading.tool_outputs_pruned.other": "{count} tool results the agent later cleared from its context are read as first sent",
+        "reading.results_filled_in.one": "{count} tool call has no result in the file and was given the result {detail}",
+        "reading.results_filled_in.other": "{count} tool calls have no result in the file and were given the result {detail}",
+        "reading.summaries_encrypted.one": "{count} recorded compaction keeps its summary encrypted (only the provider can read it)",
+        "reading.summaries_encrypted.other": "{count} recorded compactions keep their summary encrypted (only the provider can read it)",
+        "reading.usage_after_compaction_stale.one": "{count} usage report after the agent's first own compaction measured the compacted window; it is read as stale for the whole run shown here",
+        "reading.usage_after_compaction_stale.other": "{count} usage reports after the agent's first own compaction measured the compacted window; they are read as stale for the whole run shown here",
+    }
+)

@@ -32,6 +32,7 @@ SETTING_WIDGETS: dict[str, str] = {
 }
 # -- Live compaction page ---------------------------------------------------------------------------
 W_BACKEND = "w_live_backend"
+W_USE_SERVER = "w_live_use_server"  # call the server's own endpoint (API_BASE) with the server's key
 W_BASE_URL = "w_live_base_url"
 W_MODEL_NAME = "w_live_model_name"
 W_API_KEY = "w_live_api_key"  # password field; lives only here, never in the URL, a file or a log
@@ -80,17 +81,17 @@ K_LOAD_REPORT = "load_report"  # list[FileOutcome] of the last load action
 K_SEEN_UPLOADS = "seen_upload_ids"
 K_SECRETS = "message_secrets"  # item key -> (conversation, system findings, context findings)
 K_LIVE_RESULT = "live_result"  # (signature, CompactionResult)
-K_LIVE_DUMP_DIR = "live_dump_dir"
 K_RERUN_RESULT = "rerun_result"  # (dump path, signature, CompactionResult)
 K_BROWSE = "browse_"  # + page name -> (root index, relative folder)
 K_DUMP_FOLDER = "dump_folder"  # (root index, relative folder)
-K_DUMP_UPLOAD_DIR = "dump_upload_dir"
 K_DUMP_SEEN_UPLOADS = "dump_seen_upload_ids"
 K_RUNS = "replays"  # (what, item key, settings, …) -> (conversation, Simulation | Sweep | LiveCostEstimate)
 K_LIVE_REPLAY = (
     "live_replay"  # (signature, conversation, Simulation) of the last replay that called a backend
 )
 K_DEMO_PLAYING = "demo_playing"
+K_FOLLOW_SEEN = "follow_seen"  # item key or folder -> the signature of the version on show
+K_QUALITY = "quality_scores"  # kind -> [(scored object, extras, score)] (state.quality)
 
 
 def page_widget(page: str, name: str) -> str:

@@ -8,11 +8,14 @@ import json
 
 import streamlit as st
 
-from dashboard import roots, sources
-from dashboard.components import compaction_run, flag_summary_secrets, plain, show_result, stop_when_empty
-from dashboard.i18n import explain, option_labels
+from compressor.window_parts import of_analysis
+from dashboard import quality, roots, sources
+from dashboard.compaction_view import compaction_run, show_result
+from dashboard.components import error_line, flag_summary_secrets, plain, stop_when_empty
+from dashboard.i18n import counted, option_labels
 from dashboard.state import conversations, dumps, keys, live, session
 from dashboard.state.session import t
+from dashboard.window_view import decision_banner, no_model_conditions, window_summary
 
 language = session.language()
 settings = session.settings()
@@ -23,8 +26,15 @@ st.title(t("compact.title"))
 if item is None or analysis is None:
     stop_when_empty("compact.empty")
 
-st.caption(plain(t("compact.subject", name=item.label, messages=len(item.conversation.messages))))
-(st.success if analysis.decision.hit else st.info)(explain(analysis.decision, language))
+count = len(item.conversation.messages)
+st.caption(plain(t("compact.subject", name=item.label, messages=counted(count, "message", language))))
+offline = live.backend_kind() == "offline"
+decision_banner(
+    analysis.decision,
+    conditions=no_model_conditions(analysis.config.model_configured, offline_backend=offline),
+)
+moment = t("breakdown.now", index=max(count - 1, 0), messages=counted(count, "message", language))
+window_summary(of_analysis(analysis), moment=moment, key="compact")
 
 # -- backend --------------------------------------------------------------------------------------
 backend_kind = st.radio(
@@ -37,26 +47,47 @@ backend_kind = st.radio(
     help=t("compact.backend_help"),
 )
 if backend_kind == "openai":
-    left, right = st.columns(2)
-    left.text_input(
-        t("compact.base_url"),
-        key=keys.W_BASE_URL,
-        persist_state=keys.PERSIST,
-        placeholder="https://api.openai.com/v1",
-    )
-    right.text_input(
-        t("compact.model_name"), key=keys.W_MODEL_NAME, persist_state=keys.PERSIST, placeholder="gpt-4o-mini"
-    )
-    st.text_input(
-        t("compact.api_key"),
-        key=keys.W_API_KEY,
-        persist_state=keys.PERSIST,
-        type="password",
-        help=t("compact.api_key_help"),
-        autocomplete="off",
-    )
-    if live.server_has_api_key():
-        st.caption(t("compact.server_key"))
+    server = live.server_endpoint()
+    if server is not None:
+        st.toggle(
+            t("compact.use_server"),
+            value=True,
+            key=keys.W_USE_SERVER,
+            persist_state=keys.PERSIST,
+            help=t("compact.use_server_help"),
+        )
+    if live.uses_server_endpoint():
+        st.text_input(
+            t("compact.model_name"),
+            key=keys.W_MODEL_NAME,
+            persist_state=keys.PERSIST,
+            placeholder=(server[1] if server else "") or "gpt-4o-mini",
+        )
+        st.caption(t("compact.server_endpoint"))
+    else:
+        left, right = st.columns(2)
+        left.text_input(
+            t("compact.base_url"),
+            key=keys.W_BASE_URL,
+            persist_state=keys.PERSIST,
+            placeholder="https://api.openai.com/v1",
+        )
+        right.text_input(
+            t("compact.model_name"),
+            key=keys.W_MODEL_NAME,
+            persist_state=keys.PERSIST,
+            placeholder="gpt-4o-mini",
+        )
+        st.text_input(
+            t("compact.api_key"),
+            key=keys.W_API_KEY,
+            persist_state=keys.PERSIST,
+            type="password",
+            help=t("compact.api_key_help"),
+            autocomplete="off",
+        )
+        if server is not None or live.server_has_api_key():
+            st.caption(t("compact.server_key"))
     st.caption(t("compact.live_cost", tokens=analysis.total_tokens))
 
 preserve = st.text_area(
@@ -81,7 +112,15 @@ keep_dump = st.toggle(
 if not analysis.decision.hit and not force:
     st.caption(t("compact.will_skip"))
 
-signature = (item.key, settings.compaction_key, backend_kind, bool(force), preserve)
+signature = (
+    item.key,
+    settings.compaction_key,
+    backend_kind,
+    *live.endpoint(),
+    live.uses_server_endpoint(),
+    bool(force),
+    preserve,
+)
 if st.button(t("compact.run"), type="primary", key=keys.page_widget("compact", "run")):
     result = compaction_run(
         item.conversation,
@@ -103,6 +142,8 @@ if stored_signature != signature:
     st.warning(t("compact.stale"))
 
 flag_summary_secrets(result.summary)
+if result.status == "compacted":  # what the summary kept, beside the numbers below
+    quality.result_kept(result, keys.page_widget("compact", "kept_jump"))
 show_result(result, key="live")
 
 st.subheader(t("compact.downloads"))
@@ -127,6 +168,6 @@ right.download_button(
     disabled=dump_bytes is None,
 )
 if result.dump_error:
-    st.warning(plain(result.dump_error))
+    st.warning(error_line(result.dump_error))
 if result.dump_path and keep_dump:
-    st.caption(plain(t("compact.dump_kept", path=result.dump_path)))
+    st.caption(error_line(t("compact.dump_kept", path=result.dump_path)))

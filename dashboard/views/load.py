@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import roots, tables
-from dashboard.components import folder_browser, plain, table
-from dashboard.state import conversations, dumps, keys
+from dashboard import loading, roots, tables
+from dashboard.browser import folder_browser
+from dashboard.components import error_line, plain, table
+from dashboard.i18n import counted
+from dashboard.state import conversations, dumps, keys, session
 from dashboard.state.session import t
 
+language = session.language()
 st.title(t("load.title"))
 st.caption(t("load.intro"))
 
@@ -20,6 +23,7 @@ if loaded and current is not None:
     st.text(t("load.current", name=current.label, format=current.source_format))
     table(tables.loaded_table(loaded.values()), hide_index=True)
     st.button(t("load.clear"), key=keys.page_widget("load", "clear"), on_click=conversations.clear_items)
+    loading.run_account(current)  # how the file was read, what it holds, its own compactions scored
 else:
     st.info(t("load.nothing"))
 
@@ -33,13 +37,13 @@ if report:
                     t(
                         "load.ok",
                         file=outcome.file,
-                        count=len(outcome.conversations),
+                        conversations=counted(len(outcome.conversations), "conversation", language),
                         format=", ".join(formats),
                     )
                 )
             )
         else:
-            st.error(plain(outcome.error or outcome.file))
+            st.error(error_line(outcome.error or outcome.file))
     if sum(len(outcome.conversations) for outcome in report) > 1:
         st.caption(t("load.pick_hint"))
 
@@ -81,6 +85,7 @@ with samples_tab:
 with server_tab:
     st.caption(t("load.server_intro", env=roots.ROOTS_ENV))
     configured = roots.configured_roots()
+    loading.session_picker(configured)  # the sessions agents wrote inside the roots, newest first
     choice = folder_browser("load", configured, suffixes=roots.CONVERSATION_SUFFIXES)
     if choice is not None:
         left, right = st.columns(2)

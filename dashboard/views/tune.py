@@ -6,12 +6,16 @@ from __future__ import annotations
 import streamlit as st
 
 from compressor.replay import recommend
-from dashboard import charts, report, tables
-from dashboard.components import live_replay_panel, plain, stats, stop_when_empty, table
+from compressor.window_parts import run_peaks
+from dashboard import charts, loading, report, tables
+from dashboard.compaction_view import live_replay_panel
+from dashboard.components import plain, stats, stop_when_empty, table
+from dashboard.follow import follow_panel
 from dashboard.i18n import (
     capacity_text,
     chart_labels,
     compaction_headers,
+    counted,
     option_labels,
     outcome_stats,
     outcome_words,
@@ -33,7 +37,12 @@ if item is None:
 replays.init_tune()
 conversation = item.conversation
 labels = chart_labels(language)
-st.caption(plain(t("tune.subtitle", name=item.label, messages=len(conversation.messages))))
+st.caption(
+    plain(
+        t("tune.subtitle", name=item.label, messages=counted(len(conversation.messages), "message", language))
+    )
+)
+follow_panel(item, "tune")
 
 # -- the summary model ----------------------------------------------------------------------------
 st.subheader(t("tune.summary"))
@@ -81,7 +90,7 @@ st.subheader(t("tune.run"))
 st.caption(
     t(
         "tune.run_caption",
-        steps=outcome.steps,
+        steps=counted(outcome.steps, "call", language),
         summary=simulation.summary,
         capacity=capacity_text(simulation.capacity, language),
     )
@@ -90,7 +99,10 @@ if outcome.steps == 0:
     st.info(t("tune.no_steps"))
     st.stop()
 
-stats(outcome_stats(outcome, language), per_row=3)
+peaks = run_peaks(simulation.steps, capacity=simulation.context_max, threshold=outcome.threshold)
+stats(outcome_stats(outcome, peaks, language))
+if simulation.hidden_overhead:
+    st.caption(t("tune.hidden_overhead", tokens=simulation.hidden_overhead))
 if outcome.steps_over_capacity:
     st.warning(t("tune.over_capacity", over=outcome.steps_over_capacity, steps=outcome.steps))
 if not simulation.model_configured:
@@ -128,7 +140,7 @@ sweep_summary = replays.replay_summary()
 st.caption(
     t(
         "tune.grid.size",
-        settings=len(ratios) * len(keeps),
+        settings=counted(len(ratios) * len(keeps), "setting", language),
         ratios=len(ratios),
         keeps=len(keeps),
         min_target=f"{settings.min_target_context_ratio:g}",
@@ -137,7 +149,7 @@ st.caption(
 )
 if sweep_summary == "offline":
     st.caption(t("tune.offline_sweep"))
-with st.spinner(t("tune.sweeping", settings=len(ratios) * len(keeps))):
+with st.spinner(t("tune.sweeping", settings=counted(len(ratios) * len(keeps), "setting", language))):
     swept = replays.sweep_for(item, settings, sweep_summary, ratios, keeps)
 
 tabs = st.tabs([labels[f"heat.{metric}"] for metric in charts.HEATMAPS])
@@ -158,9 +170,13 @@ headroom = st.slider(
 recommendation = recommend(swept, headroom=float(headroom))
 chosen = recommendation.setting
 st.plotly_chart(charts.tradeoff_figure(swept, chosen, labels=labels), key="tune_tradeoff")
-(st.warning if chosen is None else st.success)(recommendation_verdict(recommendation, language))
-sentences = recommendation_sentences(recommendation, language)
-st.markdown("\n".join(f"- {plain(sentence)}" for sentence in sentences))
+blocker = loading.compaction_blocker(item)
+if blocker is not None:  # no ratio can help: say why in one sentence instead of advising one
+    st.warning(loading.blocker_sentence(blocker))
+else:
+    (st.warning if chosen is None else st.success)(recommendation_verdict(recommendation, language))
+    sentences = recommendation_sentences(recommendation, language)
+    st.markdown("\n".join(f"- {plain(sentence)}" for sentence in sentences))
 if chosen is not None:
     target = with_outcome(settings, chosen)
     applied = target == settings

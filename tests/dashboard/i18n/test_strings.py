@@ -12,6 +12,7 @@ import pytest
 
 from compressor.compaction_result import Status
 from compressor.errors import ErrorKind
+from compressor.glossary import GLOSSARY
 from compressor.replay import ReasonCode
 from compressor.tokens import COUNTER_NAMES
 from compressor.trigger import REASON_TEXT
@@ -20,11 +21,14 @@ from dashboard.i18n import (
     CHART_KEYS,
     COLUMN_KEYS,
     COMPACTION_HEADERS,
+    COUNT_NOUNS,
     EN,
     NOTE_KEYS,
+    PART_KEYS,
     SEGMENT_KEYS,
     STRINGS,
     ZH,
+    zh,
 )
 from dashboard.i18n.phrases import SECRET_KINDS
 
@@ -75,8 +79,6 @@ def dynamic_keys() -> set[str]:
     keys |= {
         "sidebar.capacity.number",
         "sidebar.capacity.model",
-        "metric.total_usage",
-        "metric.total_counted",
     }
     keys |= {
         "compact.backend.offline",
@@ -93,7 +95,30 @@ def dynamic_keys() -> set[str]:
         f"result.tab.{n}" for n in ("summary", "prompt", "request", "reply", "attempts", "context", "debug")
     }
     keys |= {f"dumps.tab.{n}" for n in ("messages", "span", "prompt", "reply", "summary", "debug", "rerun")}
+    keys |= {f"dumps.rerun.{slot}" for slot in ("recorded", "sidebar")}
+    keys |= {f"term.{code}" for code in GLOSSARY} | {f"term.{code}.help" for code in GLOSSARY}
+    keys |= {f"part.{code}" for code in PART_KEYS}
+    keys |= {f"count.{noun}.{form}" for noun in COUNT_NOUNS for form in ("one", "other")}
+    keys |= {"decision.condition.offline", "decision.condition.no_model"}
+    keys |= quality_keys()
     return keys
+
+
+def quality_keys() -> set[str]:
+    """What a compaction kept and how a file was read (``i18n.quality``): keys built from the library's codes."""
+    from typing import get_args as args_of
+
+    from compressor import quality
+    from compressor.census import READING_TEXT
+    from dashboard.i18n.quality import COUNT_FIELDS
+
+    keys = {f"quality.{kind}.{c}" for c in quality.CATEGORIES for kind in ("category", "kept")}
+    keys |= {f"quality.status.{s}" for s in args_of(quality.Status)}
+    keys |= {f"quality.match.{m}" for m in quality.MATCH_KINDS}
+    reasons = (quality.NO_TEXT, quality.SIZED, quality.LIVE, quality.MISMATCH, quality.REFUSED, quality.LIVE_FAILED)
+    keys |= {f"quality.reason.{r}" for r in reasons}
+    keys |= {f"reading.{code}.{form}" for code in READING_TEXT for form in ("one", "other")}
+    return keys | {f"census.{name}" for name in COUNT_FIELDS}
 
 
 class TestCompleteness:
@@ -119,6 +144,9 @@ class TestCompleteness:
 
     def test_every_key_built_from_a_value_exists(self) -> None:
         assert dynamic_keys() - set(EN) == set()
+
+    def test_every_term_of_the_glossary_has_a_chinese_formula(self) -> None:
+        assert set(zh.FORMULAS) == set(GLOSSARY)
 
     def test_the_chinese_strings_are_chinese(self) -> None:
         untranslated = [
