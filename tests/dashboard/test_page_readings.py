@@ -107,7 +107,7 @@ class TestSessionPicker:
         assert str(picker.options[0]).endswith(".claude/projects/demo/newer.jsonl")
         at = at.button(key=keys.page_widget("load", "open_session")).click().run()
         no_exception(at)
-        assert at.selectbox(key=keys.W_CONVERSATION).value.endswith("newer.jsonl#0")
+        assert str(at.selectbox(key=keys.W_CONVERSATION).value).endswith("newer.jsonl#0")
 
     def test_a_place_outside_the_roots_is_never_listed(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
