@@ -21,9 +21,9 @@ from .values import BuildCounts, FleetGrid
 from .work import FileResult, FileTask, process_file
 
 Phase = Literal["build", "sweep", "done"]
-#: A batch is written after this many files, this much kept text or this many seconds, whichever comes first.
+#: A batch is written after this many files, this much kept data or this many seconds, whichever comes first.
 FLUSH_FILES = 64
-FLUSH_CHARS = 32 << 20
+FLUSH_BYTES = 16 << 20
 FLUSH_SECONDS = 2.0
 
 
@@ -138,7 +138,7 @@ def build_catalog(
                     broken += 1 if result.error else 0
                 if (
                     writer.pending_files >= FLUSH_FILES
-                    or writer.pending_chars >= FLUSH_CHARS
+                    or writer.pending_bytes >= FLUSH_BYTES
                     or time.monotonic() - flushed >= FLUSH_SECONDS
                 ):
                     writer.flush()

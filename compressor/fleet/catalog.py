@@ -5,7 +5,8 @@ Layout of a catalog folder (``default_root()``, or ``--catalog DIR``)::
     files/part-N.parquet     one row per file version and counter: path, size, mtime_ns, hash, runs, error
     runs/part-N.parquet      one row per conversation (run_id = hash + number): format, agent, model, counts
     messages/part-N.parquet  one row per message: role class, tokens per counter, tool pairing, reported usage
-    kept/part-N.parquet      the conversation's JSON, which a later sweep rebuilds it from
+    kept/part-N.bin          the conversations' JSON (zlib), which a later sweep rebuilds them from, and
+    kept/part-N.parquet      where each run's lies in it (run_id, offset, length)
     outcomes/part-N.parquet  one row per run and setting played (and each run's untouched outcome)
     catalog.duckdb           views over the shards (files, runs, messages, kept, outcomes), for any DuckDB client
 
@@ -30,75 +31,18 @@ from typing import Any
 import duckdb
 
 from ..errors import CompressorError
-from ..replay import Outcome
 from ..tokens import COUNTER_NAMES
-from .values import outcome_json
-from .work import MESSAGE_COLUMNS, FileResult
+from .rows import SCHEMAS, line
+from .work import FileResult
 
 CATALOG_ENV = "COMPACTION_LAB_CATALOG"
 DATABASE = "catalog.duckdb"
 _SHARD = re.compile(r"^part-(\d+)\.parquet$")
 
-#: Every dataset's columns and DuckDB types; ``seq`` (the batch) comes first in each.
-SCHEMAS: dict[str, dict[str, str]] = {
-    "files": {
-        "seq": "BIGINT",
-        "path": "VARCHAR",
-        "size": "BIGINT",
-        "mtime_ns": "BIGINT",
-        "hash": "VARCHAR",
-        "counter": "VARCHAR",
-        "runs": "INTEGER",
-        "error": "VARCHAR",
-    },
-    "runs": {
-        "seq": "BIGINT",
-        "run_id": "VARCHAR",
-        "hash": "VARCHAR",
-        "conversation": "INTEGER",
-        "counter": "VARCHAR",
-        "name": "VARCHAR",
-        "format": "VARCHAR",
-        "agent": "VARCHAR",
-        "model": "VARCHAR",
-        "messages": "INTEGER",
-        "context_tokens": "BIGINT",
-        "system_tokens": "BIGINT",
-        "tools_tokens": "BIGINT",
-        "window_tokens": "BIGINT",
-        "window_source": "VARCHAR",
-        "steps": "INTEGER",
-        "recorded_compactions": "INTEGER",
-    },
-    "messages": {
-        "seq": "BIGINT",
-        **{
-            name: "BIGINT"
-            if name.startswith("tokens_") or name in ("reported_tokens", "chars")
-            else ("INTEGER" if name in ("position", "tool_calls", "paired_position") else "VARCHAR")
-            for name in MESSAGE_COLUMNS
-        },
-    },
-    "kept": {"seq": "BIGINT", "run_id": "VARCHAR", "kept": "VARCHAR"},
-    "outcomes": {
-        "seq": "BIGINT",
-        "run_id": "VARCHAR",
-        "play_key": "VARCHAR",
-        "ratio": "DOUBLE",
-        "keep": "INTEGER",
-        "min_target": "DOUBLE",
-        "outcome": "VARCHAR",
-        "compactions": "INTEGER",
-        "refused": "INTEGER",
-        "peak_tokens": "BIGINT",
-        "context_max": "BIGINT",
-        "steps_over_capacity": "INTEGER",
-        "agent_input_tokens": "BIGINT",
-        "compaction_input_tokens": "BIGINT",
-    },
-}
 #: The order a batch is renamed into place: ``files`` last, as the batch's commit.
 COMMIT_ORDER: tuple[str, ...] = ("outcomes", "kept", "messages", "runs", "files")
+#: Suffix of a batch's kept conversations, beside its ``kept`` index shard.
+KEPT_SUFFIX = ".bin"
 
 #: Views a reader queries: the newest version of each file per counter, and its runs joined to it.
 VIEWS: tuple[tuple[str, str], ...] = (
@@ -173,7 +117,7 @@ class Catalog:
             ) from None
         for dataset in SCHEMAS:  # an empty shard per dataset, so every view has its columns from the start
             if not any(self.shards(dataset)):
-                _write_shard(self.root / dataset, 0, dataset, {name: [] for name in SCHEMAS[dataset]})
+                _write_shard(self.root / dataset, 0, dataset, "")
 
     def shards(self, dataset: str) -> Iterator[tuple[int, Path]]:
         for path in (self.root / dataset).iterdir():
@@ -207,6 +151,27 @@ class Catalog:
         with self.reading() as connection:
             return connection.execute(sql, params).fetchall()
 
+    def kept(self, run_ids: Sequence[str]) -> dict[str, bytes]:
+        """Each run's kept conversation (zlib-compressed JSON), read from its batch's ``.bin``."""
+        rows = self.query(
+            'SELECT run_id, seq, "offset", length FROM kept WHERE run_id IN (SELECT unnest(?::VARCHAR[])) '
+            'ORDER BY seq, "offset"',
+            [list(run_ids)],
+        )
+        found: dict[str, bytes] = {}
+        handles: dict[int, Any] = {}
+        try:
+            for run_id, seq, offset, length in rows:
+                if seq not in handles:
+                    handles[seq] = open(self.root / "kept" / f"part-{seq:08d}{KEPT_SUFFIX}", "rb")  # noqa: SIM115
+                handle = handles[seq]
+                handle.seek(offset)
+                found[run_id] = handle.read(length)
+        finally:
+            for handle in handles.values():
+                handle.close()
+        return found
+
     def known(self, paths: Sequence[str], counter: str) -> dict[str, FileRecord]:
         """The newest record of each of ``paths`` under ``counter``."""
         if not paths:
@@ -224,148 +189,123 @@ class Catalog:
         }
 
 
-def _write_shard(folder: Path, seq: int, dataset: str, columns: dict[str, list[Any]]) -> Path:
-    """One dataset's rows as ``part-<seq>.parquet``, written beside it and renamed into place."""
-    schema = SCHEMAS[dataset]
-    final = folder / f"part-{seq:08d}.parquet"
-    temp = folder / f".part-{seq:08d}.{os.getpid()}.tmp"
-    select = ", ".join(f"unnest(${name})::{kind} AS {name}" for name, kind in schema.items())
-    connection = duckdb.connect()
-    try:
-        connection.execute(
-            f"COPY (SELECT {select}) TO {_sql_text(str(temp))} (FORMAT PARQUET, COMPRESSION ZSTD)",
-            {name: columns[name] for name in schema},
-        )
-    finally:
-        connection.close()
+def _columns(dataset: str) -> str:
+    return (
+        "{"
+        + ", ".join(f"'{name}': '{kind}'" for name, kind in SCHEMAS[dataset].items() if name != "seq")
+        + "}"
+    )
+
+
+def _replace_into(temp: Path, final: Path) -> None:
     with open(temp, "rb") as handle:
         os.fsync(handle.fileno())
     os.replace(temp, final)
+
+
+def _write_shard(
+    folder: Path, seq: int, dataset: str, lines: str, connection: duckdb.DuckDBPyConnection | None = None
+) -> Path:
+    """One dataset's rows (JSON lines) as ``part-<seq>.parquet``, written beside it and renamed into place
+    (``connection``: a writer's own, since opening one costs more than writing a small shard)."""
+    final = folder / f"part-{seq:08d}.parquet"
+    temp = folder / f".part-{seq:08d}.{os.getpid()}.tmp"
+    source = folder / f".part-{seq:08d}.{os.getpid()}.rows.tmp"
+    schema = SCHEMAS[dataset]
+    own = connection is None
+    connection = duckdb.connect() if connection is None else connection
+    try:
+        if lines:
+            source.write_text(lines, encoding="utf-8")
+            rows = (
+                f"SELECT {seq}::BIGINT AS seq, * FROM read_json({_sql_text(str(source))}, "
+                f"format='newline_delimited', columns={_columns(dataset)}, maximum_object_size=1073741824)"
+            )
+        else:  # the schema alone
+            rows = (
+                "SELECT " + ", ".join(f"NULL::{kind} AS {name}" for name, kind in schema.items()) + " LIMIT 0"
+            )
+        connection.execute(f"COPY ({rows}) TO {_sql_text(str(temp))} (FORMAT PARQUET, COMPRESSION ZSTD)")
+    finally:
+        if own:
+            connection.close()
+        source.unlink(missing_ok=True)
+    _replace_into(temp, final)
     return final
 
 
 class Writer:
-    """A build's writing side: results are buffered and written as one batch of shards (``flush``)."""
+    """A build's writing side: results are buffered as JSON lines and written as one batch of shards."""
 
     def __init__(self, catalog: Catalog, seq: int) -> None:
         self.catalog = catalog
         self.seq = seq
+        self._connection: duckdb.DuckDBPyConnection | None = None
         self._reset()
 
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
     def _reset(self) -> None:
-        self.columns: dict[str, dict[str, list[Any]]] = {d: {n: [] for n in SCHEMAS[d]} for d in SCHEMAS}
+        self.lines: dict[str, list[str]] = {dataset: [] for dataset in SCHEMAS}
+        self.kept: list[tuple[str, bytes]] = []
         self.pending_files = 0
-        self.pending_chars = 0
+        self.pending_bytes = 0
 
     def add(self, result: FileResult, *, runs: int | None = None) -> None:
         """A processed file: its record, and (read this time) its runs, messages, kept JSON and outcomes;
         ``runs`` for a file whose content the catalog holds already (only its record is new)."""
-        runs = len(result.runs) if runs is None else runs
-        self._row(
-            "files",
-            path=result.path,
-            size=result.size,
-            mtime_ns=result.mtime_ns,
-            hash=result.hash,
-            counter=result.counter,
-            runs=runs,
-            error=result.error,
+        count = len(result.runs) if runs is None else runs
+        self.lines["files"].append(
+            line(
+                "files",
+                path=result.path,
+                size=result.size,
+                mtime_ns=result.mtime_ns,
+                hash=result.hash,
+                counter=result.counter,
+                runs=count,
+                error=result.error,
+            )
+            + "\n"
         )
         for run in result.runs:
-            row = run.row
-            self._row(
-                "runs",
-                run_id=row.run_id,
-                hash=row.hash,
-                conversation=row.conversation,
-                counter=result.counter,
-                name=row.name,
-                format=row.format,
-                agent=row.agent,
-                model=row.model,
-                messages=row.messages,
-                context_tokens=row.context_tokens,
-                system_tokens=row.system_tokens,
-                tools_tokens=row.tools_tokens,
-                window_tokens=row.window_tokens,
-                window_source=row.window_source,
-                steps=row.steps,
-                recorded_compactions=row.recorded_compactions,
-            )
-            target = self.columns["messages"]
-            count = len(run.messages["run_id"])
-            target["seq"].extend([self.seq] * count)
-            for name in MESSAGE_COLUMNS:
-                target[name].extend(run.messages[name])
-            self._row("kept", run_id=row.run_id, kept=run.kept)
-            settings = [o.key for o in run.outcomes]
-            self.add_outcomes(row.run_id, run.play_key, settings, run.outcomes)
-            self.add_template(row.run_id, run.template_key, run.template)
+            for dataset, text in run.lines.items():
+                self.lines[dataset].append(text)
+            self.kept.append((run.row.run_id, run.kept))
         self.pending_files += 1
-        self.pending_chars += result.kept_chars
+        self.pending_bytes += result.kept_bytes
 
-    def add_outcomes(
-        self,
-        run_id: str,
-        play_key: str,
-        settings: Sequence[tuple[float, int, float]],
-        outcomes: Sequence[Outcome],
-    ) -> None:
-        for (ratio, keep, target), outcome in zip(settings, outcomes, strict=True):
-            self._row(
-                "outcomes",
-                run_id=run_id,
-                play_key=play_key,
-                ratio=ratio,
-                keep=keep,
-                min_target=target,
-                outcome=outcome_json(outcome),
-                compactions=outcome.compactions,
-                refused=outcome.refused,
-                peak_tokens=outcome.peak_tokens,
-                context_max=outcome.context_max,
-                steps_over_capacity=outcome.steps_over_capacity,
-                agent_input_tokens=outcome.agent_input_tokens,
-                compaction_input_tokens=outcome.compaction_input_tokens,
-            )
-
-    def add_template(self, run_id: str, template_key: str, template: Outcome | None) -> None:
-        """The run's untouched outcome ("" when a setting as high as any leaves it touched)."""
-        self._row(
-            "outcomes",
-            run_id=run_id,
-            play_key=template_key,
-            ratio=-1.0,
-            keep=-1,
-            min_target=-1.0,
-            outcome=outcome_json(template) if template is not None else "",
-            compactions=0,
-            refused=0,
-            peak_tokens=template.peak_tokens if template is not None else None,
-            context_max=None,
-            steps_over_capacity=None,
-            agent_input_tokens=None,
-            compaction_input_tokens=None,
-        )
-
-    def _row(self, dataset: str, **values: Any) -> None:
-        columns = self.columns[dataset]
-        columns["seq"].append(self.seq)
-        for name in SCHEMAS[dataset]:
-            if name != "seq":
-                columns[name].append(values.get(name))
+    def add_lines(self, dataset: str, text: str) -> None:
+        """Rows made elsewhere (a sweep's outcomes), as JSON lines."""
+        self.lines[dataset].append(text)
 
     @property
     def empty(self) -> bool:
-        return not any(columns["seq"] for columns in self.columns.values())
+        return not self.kept and not any(self.lines.values())
 
     def flush(self) -> None:
         """Write the buffered batch (``files`` last, as its commit) and start the next one."""
         if self.empty:
             return
+        root, seq = self.catalog.root, self.seq
+        if self.kept:
+            offset, index = 0, []
+            temp = root / "kept" / f".part-{seq:08d}.{os.getpid()}.bin.tmp"
+            with open(temp, "wb") as handle:
+                for run_id, blob in self.kept:
+                    handle.write(blob)
+                    index.append(line("kept", run_id=run_id, offset=offset, length=len(blob)) + "\n")
+                    offset += len(blob)
+            _replace_into(temp, root / "kept" / f"part-{seq:08d}{KEPT_SUFFIX}")
+            self.lines["kept"].extend(index)
+        if self._connection is None:
+            self._connection = duckdb.connect()
         for dataset in COMMIT_ORDER:
-            if self.columns[dataset]["seq"]:
-                _write_shard(self.catalog.root / dataset, self.seq, dataset, self.columns[dataset])
+            if self.lines[dataset]:
+                _write_shard(root / dataset, seq, dataset, "".join(self.lines[dataset]), self._connection)
         self.seq += 1
         self._reset()
 
@@ -407,7 +347,10 @@ def writing(catalog: Catalog) -> Iterator[Writer]:
             try:
                 yield writer
             finally:
-                writer.flush()
+                try:
+                    writer.flush()
+                finally:
+                    writer.close()
                 write_database(catalog)
     finally:
         with _WRITERS_LOCK:

@@ -164,12 +164,8 @@ def _sweep_tasks(catalog: Catalog, collected: Collected, todo: Sequence[int]) ->
     for begin in range(0, len(todo), KEPT_BATCH):
         batch = todo[begin : begin + KEPT_BATCH]
         ids = [collected.runs[run].run_id for run in batch]
+        kept = catalog.kept(ids)
         with catalog.reading() as connection:
-            kept = dict(
-                connection.execute(
-                    "SELECT run_id, kept FROM kept WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids]
-                ).fetchall()
-            )
             counted = connection.execute(
                 f"SELECT run_id, seq, list({column} ORDER BY part = 'context', position) FROM messages "
                 f"WHERE run_id IN (SELECT unnest(?::VARCHAR[])) AND {column} IS NOT NULL GROUP BY run_id, seq "
@@ -211,16 +207,8 @@ def sweep_fleet(
             results = executor.map(sweep_kept, _sweep_tasks(catalog, collected, todo), cancel)
             for done, (_, result) in enumerate(results, start=1):
                 run = position[result.run_id]
-                row = collected.runs[run]
                 _take(collected, run, result)
-                writer.add_outcomes(
-                    row.run_id,
-                    grid.play_key(row.context_max),
-                    [o.key for o in result.outcomes],
-                    result.outcomes,
-                )
-                if run not in collected.templates:
-                    writer.add_template(row.run_id, grid.template_key(row.context_max), result.template)
+                writer.add_lines("outcomes", result.lines)  # the worker wrote the rows (and the template's)
                 if progress is not None:
                     progress(
                         Progress(phase="sweep", total=len(todo), done=done, elapsed=time.monotonic() - began)

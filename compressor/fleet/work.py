@@ -9,39 +9,28 @@ rebuilt with its catalogued counts sweeps exactly as the file it came from, with
 from __future__ import annotations
 
 import hashlib
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from ..analysis import analyze, run_model_of
 from ..errors import CompressorError
 from ..formats import load_conversations
-from ..messages import Conversation, Message
+from ..messages import Conversation
 from ..replay import Outcome, sweep
-from ..tokens import COUNTER_NAMES, _token_cache, get_counter, profile
+from ..tokens import _token_cache, get_counter, profile
 from ..windows import resolve_context_max
+from .rows import SCHEMAS, line, message_lines, outcome_lines, template_line
 from .values import FleetGrid, RunRow
 
+#: zlib's fastest level: the kept JSON shrinks about fivefold for a few percent of the build.
+KEPT_LEVEL = 1
 #: Read a file to hash it in pieces of this size (a session file can be hundreds of MB).
 HASH_CHUNK = 1 << 20
 #: The untouched play: the highest trigger and min target a setting may have, so that nearly every run makes
 #: no attempt there; a run that does gets no template (its settings are all played).
 UNTOUCHED_SETTING = (0.99, 0, 0.95)
-#: Columns of a message row, in order (``tokens_<counter>`` is None for a counter the build did not count).
-MESSAGE_COLUMNS: tuple[str, ...] = (
-    "run_id",
-    "part",
-    "position",
-    "role",
-    "role_class",
-    *(f"tokens_{name}" for name in COUNTER_NAMES),
-    "tool_calls",
-    "tool_call_id",
-    "paired_position",
-    "reported_tokens",
-    "chars",
-)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,12 +50,14 @@ class RunData:
     """One conversation of a file as the catalog keeps it, with its grid's outcomes (in ``grid.settings`` order)."""
 
     row: RunRow
-    messages: dict[str, list[Any]]  # MESSAGE_COLUMNS → one value per message (system first, then context)
-    kept: str  # the conversation's JSON: what a later sweep rebuilds it from
+    counts: tuple[int, ...]  # each message's tokens under the grid's counter (system first, then context)
+    kept: bytes  # the conversation's JSON, compressed: what a later sweep rebuilds it from
     play_key: str
     outcomes: tuple[Outcome, ...]
     template_key: str
     template: Outcome | None  # the run's untouched outcome, when a setting can leave it untouched
+    #: the catalog's rows, as JSON lines: runs (one), messages, outcomes (the grid's and the template)
+    lines: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,7 +72,7 @@ class FileResult:
     runs: tuple[RunData, ...] = field(default=(), repr=False)
 
     @property
-    def kept_chars(self) -> int:
+    def kept_bytes(self) -> int:
         return sum(len(run.kept) for run in self.runs)
 
 
@@ -90,7 +81,7 @@ class SweepTask:
     """Sweep one catalogued run again: the kept JSON, its counts under ``grid.counter`` (None: count again)."""
 
     run_id: str
-    kept: str
+    kept: bytes
     counts: tuple[int, ...] | None
     context_max: int
     grid: FleetGrid
@@ -103,6 +94,9 @@ class SweepResult:
     run_id: str
     outcomes: tuple[Outcome, ...]  # in the order of the task's settings
     template: Outcome | None = None
+    lines: str = field(
+        default="", repr=False, compare=False
+    )  # the outcome rows (and template), as JSON lines
 
 
 def file_hash(path: str) -> str:
@@ -172,14 +166,27 @@ def run_data(conversation: Conversation, number: int, task: FileTask, digest: st
         context_max_source=capacity.source,
     )
     outcomes, template = play(conversation, grid, capacity.tokens, grid.settings, template=True)
+    messages, counts = message_lines(conversation, run_id, grid.counter)
+    play_key, template_key = grid.play_key(capacity.tokens), grid.template_key(capacity.tokens)
+    runs = line(
+        "runs",
+        **{name: getattr(row, name) for name in SCHEMAS["runs"] if hasattr(row, name)},
+        counter=grid.counter,
+    )
     return RunData(
         row=row,
-        messages=message_columns(conversation, run_id, grid.counter),
-        kept=conversation.model_dump_json(),
-        play_key=grid.play_key(capacity.tokens),
+        counts=counts,
+        kept=zlib.compress(conversation.model_dump_json().encode(), KEPT_LEVEL),
+        play_key=play_key,
         outcomes=outcomes,
-        template_key=grid.template_key(capacity.tokens),
+        template_key=template_key,
         template=template,
+        lines={
+            "runs": runs + "\n",
+            "messages": messages,
+            "outcomes": outcome_lines(run_id, play_key, grid.settings, outcomes)
+            + template_line(run_id, template_key, template),
+        },
     )
 
 
@@ -191,7 +198,8 @@ def play(
     *,
     template: bool,
 ) -> tuple[tuple[Outcome, ...], Outcome | None]:
-    """The outcomes of ``settings`` (the smallest grid holding them is played once) and the untouched one."""
+    """The outcomes of ``settings`` (the smallest grid holding them is played once) and the untouched one: a
+    setting of the grid that made no attempt, else the highest setting there is, played on its own."""
     outcomes: tuple[Outcome, ...] = ()
     if settings:
         swept = sweep(
@@ -205,8 +213,8 @@ def play(
         )
         by_key = {outcome.key: outcome for outcome in swept.outcomes}
         outcomes = tuple(by_key[setting] for setting in settings)
-    untouched = None
-    if template:
+    untouched = next((o for o in swept.outcomes if untouched_outcome(o)), None) if settings else None
+    if template and untouched is None:
         ratio, keep, target = UNTOUCHED_SETTING
         found = sweep(
             conversation,
@@ -217,52 +225,18 @@ def play(
             counter=grid.counter,
             summary="fixed:1",
         ).outcomes[0]
-        untouched = found if not found.compactions and not found.refused else None
-    return outcomes, untouched
+        untouched = found if untouched_outcome(found) else None
+    return outcomes, untouched if template else None
 
 
-def role_class(message: Message) -> str:
-    if message.role == "user":
-        return "request" if message.is_real_user else "internal"
-    if message.role == "tool":
-        return "tool_output"
-    return message.role
+def untouched_outcome(outcome: Outcome) -> bool:
+    """No attempt at all (each one compacts or is refused): every setting that makes none has these numbers."""
+    return not outcome.compactions and not outcome.refused
 
 
-def message_columns(conversation: Conversation, run_id: str, counter: str) -> dict[str, list[Any]]:
-    """One row per message (system first, then context) as columns, with its count under ``counter``."""
-    columns: dict[str, list[Any]] = {name: [] for name in MESSAGE_COLUMNS}
-    counts = get_counter(counter).message_tokens_many([*conversation.system, *conversation.messages])
-    callers: dict[str, int] = {}
-    parts = [("system", m) for m in conversation.system] + [("context", m) for m in conversation.messages]
-    position_of = [*range(len(conversation.system)), *range(len(conversation.messages))]
-    for (part, message), position, tokens in zip(parts, position_of, counts, strict=True):
-        if part == "context" and message.role == "assistant":
-            for call_id in message.call_ids:
-                callers.setdefault(call_id, position)
-        paired = callers.get(message.tool_call_id or "", -1) if message.role == "tool" else -1
-        row = {
-            "run_id": run_id,
-            "part": part,
-            "position": position,
-            "role": message.role,
-            "role_class": role_class(message),
-            "tool_calls": len(message.tool_calls or ()),
-            "tool_call_id": message.tool_call_id,
-            "paired_position": paired,
-            "reported_tokens": message.reported_total_tokens,
-            "chars": len(message.text),
-        }
-        for name in COUNTER_NAMES:
-            row[f"tokens_{name}"] = tokens if name == counter else None
-        for name in MESSAGE_COLUMNS:
-            columns[name].append(row[name])
-    return columns
-
-
-def rebuild(kept: str, counter: str, counts: Sequence[int] | None) -> Conversation:
+def rebuild(kept: bytes, counter: str, counts: Sequence[int] | None) -> Conversation:
     """The catalogued conversation, its messages already counted under ``counter`` when ``counts`` are given."""
-    conversation = Conversation.model_validate_json(kept)
+    conversation = Conversation.model_validate_json(zlib.decompress(kept))
     messages = [*conversation.system, *conversation.messages]
     if counts is not None and len(counts) == len(messages):
         for message, tokens in zip(messages, counts, strict=True):
@@ -273,8 +247,10 @@ def rebuild(kept: str, counter: str, counts: Sequence[int] | None) -> Conversati
 
 def sweep_kept(task: SweepTask) -> SweepResult:
     """A catalogued run swept again with other settings, from the kept JSON and counts (no file is read)."""
-    conversation = rebuild(task.kept, task.grid.counter, task.counts)
-    outcomes, template = play(
-        conversation, task.grid, task.context_max, task.settings, template=task.template
-    )
-    return SweepResult(run_id=task.run_id, outcomes=outcomes, template=template)
+    grid = task.grid
+    conversation = rebuild(task.kept, grid.counter, task.counts)
+    outcomes, template = play(conversation, grid, task.context_max, task.settings, template=task.template)
+    lines = outcome_lines(task.run_id, grid.play_key(task.context_max), task.settings, outcomes)
+    if task.template:
+        lines += template_line(task.run_id, grid.template_key(task.context_max), template)
+    return SweepResult(run_id=task.run_id, outcomes=outcomes, template=template, lines=lines)

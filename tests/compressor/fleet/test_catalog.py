@@ -141,6 +141,18 @@ class TestIncremental:
         assert build(catalog, folder).processed == 0
 
 
+    def test_a_new_grid_is_played_from_the_catalog_once(self, folder: Path, tmp_path: Path) -> None:
+        catalog = Catalog(tmp_path / "catalog")
+        run_fleet([folder], GRID, catalog, InlineExecutor())
+        wider = replace(GRID, ratios=(0.55, 0.65, 0.75), keeps=(1, 5))
+        first = run_fleet([folder], wider, catalog, InlineExecutor())
+        again = run_fleet([folder], wider, catalog, InlineExecutor())
+        assert (first.counts.processed, again.counts.processed) == (0, 0)
+        assert first.counts.swept > 0 and again.counts.swept == 0
+        assert again.to_dict()["settings"] == first.to_dict()["settings"]
+        assert again.picked == first.picked
+
+
 class TestBadInput:
     def test_a_corrupt_file_is_listed_and_the_rest_catalogued(self, folder: Path, tmp_path: Path) -> None:
         (folder / "broken.json").write_text(

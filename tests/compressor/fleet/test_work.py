@@ -55,7 +55,7 @@ class TestSweepKept:
     def test_a_kept_run_sweeps_as_its_file_with_other_settings(self, tmp_path: Path) -> None:
         path = write_run(tmp_path / "run.json", 90, 5)
         run = process_file(task(path)).runs[0]
-        counts = tuple(run.messages["tokens_cl100k_base"])
+        counts = run.counts
         settings = tuple((r, k, 0.2) for k in (1, 5) for r in (0.55, 0.65, 0.85))
         again = sweep_kept(
             SweepTask(
@@ -84,10 +84,10 @@ class TestSweepKept:
     def test_the_rebuilt_run_holds_the_counts_before_any_sweep(self, tmp_path: Path) -> None:
         path = write_run(tmp_path / "run.json", 30, 5)
         run = process_file(task(path)).runs[0]
-        counts = run.messages["tokens_cl100k_base"]
+        counts = run.counts
         conversation = rebuild(run.kept, "cl100k_base", counts)
         held = [_token_cache(m).get("cl100k_base") for m in [*conversation.system, *conversation.messages]]
-        assert held == counts
+        assert held == list(counts)
         assert conversation == load_conversations(path)[0]
 
     def test_the_untouched_outcome_moved_to_a_setting_above_its_peak_is_sweeps(self, tmp_path: Path) -> None:

@@ -1,0 +1,188 @@
+"""The catalog's rows: each dataset's columns and types, and rows as JSON lines (one object per row), which a
+worker writes and DuckDB turns into Parquet without a Python loop over the values.
+
+Invariant: a row names exactly its dataset's columns (``seq`` aside, which the writer adds), so every shard
+of a dataset has one schema; the same values always give the same line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ..messages import Conversation, Message
+from ..replay import Outcome
+from ..tokens import COUNTER_NAMES, get_counter
+from .values import outcome_json
+
+MESSAGE_COLUMNS: tuple[str, ...] = (
+    "run_id",
+    "part",
+    "position",
+    "role",
+    "role_class",
+    *(f"tokens_{name}" for name in COUNTER_NAMES),
+    "tool_calls",
+    "tool_call_id",
+    "paired_position",
+    "reported_tokens",
+    "chars",
+)
+
+#: Every dataset's columns and DuckDB types; ``seq`` (the batch) comes first in each.
+SCHEMAS: dict[str, dict[str, str]] = {
+    "files": {
+        "seq": "BIGINT",
+        "path": "VARCHAR",
+        "size": "BIGINT",
+        "mtime_ns": "BIGINT",
+        "hash": "VARCHAR",
+        "counter": "VARCHAR",
+        "runs": "INTEGER",
+        "error": "VARCHAR",
+    },
+    "runs": {
+        "seq": "BIGINT",
+        "run_id": "VARCHAR",
+        "hash": "VARCHAR",
+        "conversation": "INTEGER",
+        "counter": "VARCHAR",
+        "name": "VARCHAR",
+        "format": "VARCHAR",
+        "agent": "VARCHAR",
+        "model": "VARCHAR",
+        "messages": "INTEGER",
+        "context_tokens": "BIGINT",
+        "system_tokens": "BIGINT",
+        "tools_tokens": "BIGINT",
+        "window_tokens": "BIGINT",
+        "window_source": "VARCHAR",
+        "steps": "INTEGER",
+        "recorded_compactions": "INTEGER",
+    },
+    "messages": {
+        "seq": "BIGINT",
+        "run_id": "VARCHAR",
+        "part": "VARCHAR",
+        "position": "INTEGER",
+        "role": "VARCHAR",
+        "role_class": "VARCHAR",
+        **{f"tokens_{name}": "BIGINT" for name in COUNTER_NAMES},
+        "tool_calls": "INTEGER",
+        "tool_call_id": "VARCHAR",
+        "paired_position": "INTEGER",
+        "reported_tokens": "BIGINT",
+        "chars": "BIGINT",
+    },
+    # where a run's kept conversation lies in the batch's kept/part-N.bin (zlib-compressed JSON)
+    "kept": {"seq": "BIGINT", "run_id": "VARCHAR", "offset": "BIGINT", "length": "BIGINT"},
+    "outcomes": {
+        "seq": "BIGINT",
+        "run_id": "VARCHAR",
+        "play_key": "VARCHAR",
+        "ratio": "DOUBLE",
+        "keep": "INTEGER",
+        "min_target": "DOUBLE",
+        "outcome": "VARCHAR",
+        "compactions": "INTEGER",
+        "refused": "INTEGER",
+        "peak_tokens": "BIGINT",
+        "context_max": "BIGINT",
+        "steps_over_capacity": "INTEGER",
+        "agent_input_tokens": "BIGINT",
+        "compaction_input_tokens": "BIGINT",
+    },
+}
+#: A run's untouched outcome is stored as an outcome row with this setting (no real setting has it).
+TEMPLATE_SETTING = (-1.0, -1, -1.0)
+
+
+def line(dataset: str, **values: Any) -> str:
+    """One row of ``dataset`` as a JSON line; a column not given is null."""
+    return json.dumps(
+        {name: values.get(name) for name in SCHEMAS[dataset] if name != "seq"}, separators=(",", ":")
+    )
+
+
+def outcome_lines(
+    run_id: str, play_key: str, settings: Sequence[tuple[float, int, float]], outcomes: Sequence[Outcome]
+) -> str:
+    return "".join(
+        line(
+            "outcomes",
+            run_id=run_id,
+            play_key=play_key,
+            ratio=ratio,
+            keep=keep,
+            min_target=target,
+            outcome=outcome_json(outcome),
+            compactions=outcome.compactions,
+            refused=outcome.refused,
+            peak_tokens=outcome.peak_tokens,
+            context_max=outcome.context_max,
+            steps_over_capacity=outcome.steps_over_capacity,
+            agent_input_tokens=outcome.agent_input_tokens,
+            compaction_input_tokens=outcome.compaction_input_tokens,
+        )
+        + "\n"
+        for (ratio, keep, target), outcome in zip(settings, outcomes, strict=True)
+    )
+
+
+def template_line(run_id: str, template_key: str, template: Outcome | None) -> str:
+    """The run's untouched outcome ("" when even the highest setting touches the run)."""
+    ratio, keep, target = TEMPLATE_SETTING
+    return (
+        line(
+            "outcomes",
+            run_id=run_id,
+            play_key=template_key,
+            ratio=ratio,
+            keep=keep,
+            min_target=target,
+            outcome=outcome_json(template) if template is not None else "",
+            compactions=0,
+            refused=0,
+            peak_tokens=template.peak_tokens if template is not None else None,
+        )
+        + "\n"
+    )
+
+
+def role_class(message: Message) -> str:
+    if message.role == "user":
+        return "request" if message.is_real_user else "internal"
+    if message.role == "tool":
+        return "tool_output"
+    return message.role
+
+
+def message_lines(conversation: Conversation, run_id: str, counter: str) -> tuple[str, tuple[int, ...]]:
+    """One row per message (system first, then context) with its count under ``counter``, and the counts."""
+    messages = [*conversation.system, *conversation.messages]
+    counts = tuple(get_counter(counter).message_tokens_many(messages))
+    callers: dict[str, int] = {}
+    system = len(conversation.system)
+    out = []
+    for at, (message, tokens) in enumerate(zip(messages, counts, strict=True)):
+        part, position = ("system", at) if at < system else ("context", at - system)
+        if part == "context" and message.role == "assistant":
+            for call_id in message.call_ids:
+                callers.setdefault(call_id, position)
+        paired = callers.get(message.tool_call_id or "", -1) if message.role == "tool" else -1
+        values = {
+            "run_id": run_id,
+            "part": part,
+            "position": position,
+            "role": message.role,
+            "role_class": role_class(message),
+            f"tokens_{counter}": tokens,
+            "tool_calls": len(message.tool_calls or ()),
+            "tool_call_id": message.tool_call_id,
+            "paired_position": paired,
+            "reported_tokens": message.reported_total_tokens,
+            "chars": len(message.text),
+        }
+        out.append(line("messages", **values) + "\n")
+    return "".join(out), counts
