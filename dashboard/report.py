@@ -15,6 +15,7 @@ from functools import cache, partial
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
+from compressor.quality import ScoreReport
 from compressor.replay import Recommendation, Simulation, Sweep
 
 from .charts import HEATMAPS, context_figure, heatmap_figure, tradeoff_figure
@@ -27,6 +28,7 @@ from .i18n import (
     recommendation_sentences,
     translate,
 )
+from .i18n.quality import replay_lines
 
 _PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 #: The report's compactions table, column by column (``report.col.<key>``).
@@ -182,8 +184,23 @@ footer { margin-top: 3rem; color: #777; font-size: .8rem; }
 """
 
 
+def kept_html(kept: ScoreReport | None, simulation: Simulation, language: str) -> str:
+    """Beside each compaction's savings, what its summary kept (``quality.score_replay`` of the run), or ""."""
+    lines = list(replay_lines(kept, simulation.events, language).values()) if kept is not None else []
+    if not lines:
+        return ""
+    items = "".join(f"<li>{_e(line)}</li>" for line in lines)
+    return f"<h3>{_e(translate(language, 'quality.report_title'))}</h3><ul>{items}</ul>"
+
+
 def build_report(
-    simulation: Simulation, sweep: Sweep, recommendation: Recommendation, *, title: str, language: str = "en"
+    simulation: Simulation,
+    sweep: Sweep,
+    recommendation: Recommendation,
+    *,
+    title: str,
+    language: str = "en",
+    kept: ScoreReport | None = None,
 ) -> str:
     """One HTML file holding the run's context chart, its compactions, the sweep heatmaps and the
     recommendation, every word in ``language`` (the CLI writes English, the dashboard its UI's language)."""
@@ -231,6 +248,7 @@ def build_report(
         f"<div class='figure'>{_figure_html(context)}</div>",
         f"<h2>{_e(say('report.compactions'))}</h2>",
         compactions_table(simulation, language),
+        kept_html(kept, simulation, language),
         f"<h2>{_e(say('report.sweep', settings=len(sweep.outcomes), summary=sweep.summary))}</h2>",
         *heatmaps,
         f"<div class='figure'>{_figure_html(tradeoff)}</div>",

@@ -869,6 +869,9 @@ STRINGS.update(
         "quality.badge": "kept {kept}/{total} ({share}); {elsewhere} still in the kept messages, {lost} lost",
         "quality.badge_label": "What the summary kept",
         "quality.nothing_to_keep": "nothing in the span to keep",
+        "quality.replay_line": "At message #{index}: {text}",
+        "quality.report_title": "What each compaction kept",
+        "quality.saved_unscored": "saved {saved}; {reason}",
         "quality.saved_kept": "saved {saved}, kept {kept}",
         "quality.open": "What it kept — {lost} lost",
         "quality.intro": (

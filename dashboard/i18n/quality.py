@@ -6,11 +6,12 @@ Invariant: pure — the language is a parameter; a code without words is shown a
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from compressor.census import MessageCounts
 from compressor.messages import Reading
-from compressor.quality import CATEGORIES, ScoredCompaction, Tally
+from compressor.quality import CATEGORIES, ScoredCompaction, ScoreReport, Tally
 
 from .catalog import known, percent, translate
 
@@ -24,6 +25,19 @@ COUNT_FIELDS: tuple[str, ...] = (
     "unmatched_tool_calls",
     "unmatched_tool_results",
 )
+
+
+class EventLike(Protocol):
+    """What the replay lines read of a replay's ``CompactionEvent``."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def tokens_before(self) -> int: ...
+    @property
+    def tokens_after(self) -> int: ...
 
 
 def _coded(prefix: str, code: str, language: str, **fmt: object) -> str:
@@ -84,6 +98,13 @@ def badge(scored: ScoredCompaction, language: str) -> str:
 
 def saved_and_kept(saved: float, scored: ScoredCompaction, language: str) -> str:
     """ "saved 72.0%, kept 41/43 files, 12/19 commands" (or the reason it cannot say what was kept)."""
+    if scored.retention is None:
+        return translate(
+            language,
+            "quality.saved_unscored",
+            saved=percent(saved),
+            reason=reason_words(scored.reason, language),
+        )
     return translate(language, "quality.saved_kept", saved=percent(saved), kept=kept_items(scored, language))
 
 
@@ -103,3 +124,16 @@ def count_lines(counts: MessageCounts, language: str) -> list[tuple[str, int]]:
         for name in COUNT_FIELDS
         if not name.startswith("unmatched") or values[name]
     ]
+
+
+def replay_lines(report: ScoreReport, events: Sequence[EventLike], language: str) -> dict[int, str]:
+    """For each compacted event of a replay, by its message index: "At message #41: saved 72.0%, kept 41/43
+    files, …" (the replay's own tokens before and after; what was kept, or why that cannot be said)."""
+    lines: dict[int, str] = {}
+    for event, scored in zip(events, report.compactions, strict=False):
+        if event.status != "compacted":
+            continue
+        saved = 1 - event.tokens_after / event.tokens_before if event.tokens_before else 0.0
+        text = saved_and_kept(saved, scored, language)
+        lines[event.index] = translate(language, "quality.replay_line", index=event.index, text=text)
+    return lines

@@ -759,6 +759,9 @@ STRINGS.update(
         "quality.badge": "保留 {kept}/{total}（{share}）；{elsewhere} 项仍在保留的消息中，{lost} 项丢失",
         "quality.badge_label": "摘要保留了什么",
         "quality.nothing_to_keep": "区间中没有需要保留的内容",
+        "quality.replay_line": "第 {index} 条消息处：{text}",
+        "quality.report_title": "每次压缩保留了什么",
+        "quality.saved_unscored": "节省 {saved}；{reason}",
         "quality.saved_kept": "节省 {saved}，保留 {kept}",
         "quality.open": "保留了什么 — 丢失 {lost} 项",
         "quality.intro": (

@@ -7,12 +7,15 @@ import streamlit as st
 
 from compressor.breakdown import BeforeAfter
 from compressor.replay import recommend
+from compressor.window_parts import of_step
 from dashboard import charts, report
 from dashboard.components import plain, stop_when_empty
-from dashboard.i18n import capacity_text, chart_labels, outcome_words, step_headline
+from dashboard.i18n import capacity_text, chart_labels, counted, outcome_words, step_headline
+from dashboard.i18n.quality import replay_lines
 from dashboard.sources import safe_file_name
-from dashboard.state import conversations, keys, replays, session
+from dashboard.state import conversations, keys, quality, replays, session
 from dashboard.state.session import t
+from dashboard.window_view import window_summary
 
 language = session.language()
 settings = session.settings()
@@ -30,7 +33,7 @@ st.caption(
         t(
             "demo.subtitle",
             name=item.label,
-            steps=len(steps),
+            steps=counted(len(steps), "call", language),
             summary=simulation.summary,
             capacity=capacity_text(simulation.capacity, language),
         )
@@ -44,13 +47,18 @@ if outcome.compactions == 0:
     st.info(t("demo.no_compaction", threshold=outcome.threshold, peak=outcome.peak_tokens))
 
 events = {event.index: event for event in simulation.events}
+profile = conversations.analysis_for(item, settings)
+system_tokens = sum(profile.profile.system_tokens) if profile is not None else 0
+tools_tokens = profile.profile.tools_tokens if profile is not None else 0
 labels = chart_labels(language)
 overview = charts.context_figure(simulation, labels=labels, outcome_text=outcome_words(language))
+kept = quality.replay_score(item.conversation, simulation)  # what each compaction kept, beside its savings
+kept_lines = replay_lines(kept, simulation.events, language)
 
 # -- playback controls ----------------------------------------------------------------------------
 playing = replays.demo_playing()
-play, restart, _ = st.columns([1, 1, 4])
-play.button(
+controls = st.container(horizontal=True)
+controls.button(
     t("demo.pause") if playing else t("demo.play"),
     icon=":material/pause:" if playing else ":material/play_arrow:",
     type="primary",
@@ -58,7 +66,7 @@ play.button(
     args=(len(steps),),
     key=keys.page_widget("demo", "play"),
 )
-restart.button(
+controls.button(
     t("demo.restart"),
     icon=":material/replay:",
     on_click=replays.set_demo_step,
@@ -86,25 +94,26 @@ def playback() -> None:
     st.subheader(plain(what), anchor=False)
     st.markdown(f"#### {plain(meaning)}")
     st.caption(t("demo.where", step=number, steps=total, index=step.index, messages=step.messages))
+    window_summary(
+        of_step(
+            step,
+            capacity=simulation.context_max,
+            min_span=outcome.min_target_tokens,
+            system_tokens=system_tokens,
+            tools_tokens=tools_tokens,
+            usage_hidden_tokens=simulation.hidden_overhead,
+        ),
+        moment=t("breakdown.at_call", index=step.index),
+        key="demo",
+    )
     if step.sent_tokens > simulation.context_max:
         st.error(t("demo.over", tokens=step.sent_tokens, capacity=simulation.context_max))
-    st.plotly_chart(
-        charts.window_gauge(
-            total_tokens=step.context_tokens,
-            context_max=simulation.context_max,
-            threshold=step.threshold,
-            span_tokens=step.compress_tokens or 0,
-            min_target_tokens=outcome.min_target_tokens,
-            hit=step.reason == "reached_threshold",
-            labels=labels,
-        ),
-        key="demo_gauge",
-    )
     if event is not None and event.status == "compacted":
         parts = BeforeAfter.of(event)
         st.plotly_chart(
             charts.before_after(parts.before, parts.after, labels=labels), key="demo_before_after"
         )
+        st.caption(plain(kept_lines.get(step.index, "")))
     st.plotly_chart(charts.mark_step(overview, step.index, t("demo.now")), key="demo_overview")
 
 
@@ -124,7 +133,7 @@ def report_html() -> str:
     """Made when the button is clicked, on Streamlit's download thread: no session value is read here."""
     swept = swept_later()
     return report.build_report(
-        simulation, swept, recommend(swept, headroom=headroom), title=title, language=language
+        simulation, swept, recommend(swept, headroom=headroom), title=title, language=language, kept=kept
     )
 
 

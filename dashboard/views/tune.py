@@ -24,7 +24,7 @@ from dashboard.i18n import (
 )
 from dashboard.settings import TRIGGER_MAX, TRIGGER_MIN, with_outcome
 from dashboard.sources import safe_file_name
-from dashboard.state import conversations, keys, replays, session
+from dashboard.state import conversations, keys, quality, replays, session
 from dashboard.state.session import t
 
 language = session.language()
@@ -202,8 +202,11 @@ def sweep_csv() -> str:
     return tables.sweep_frame(swept).to_csv(index=False)
 
 
+kept = quality.replay_score(conversation, simulation)  # scored here: the download thread reads no session
+
+
 def report_html() -> str:
-    return report.build_report(simulation, swept, recommendation, title=title, language=language)
+    return report.build_report(simulation, swept, recommendation, title=title, language=language, kept=kept)
 
 
 left, right = st.columns(2)

@@ -8,11 +8,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from compressor.config import CurrentRoundCompressorConfig
 from compressor.dumps import read_dump
-from compressor.quality import score_dump, score_result
-from dashboard import roots
+from compressor.quality import score_dump, score_replay, score_result
+from compressor.replay import Simulation, recommend, simulate, sweep
+from dashboard import report, roots
+from dashboard.i18n.quality import replay_lines
 from dashboard.state import keys
-from tests.dashboard.conftest import APP, APP_TIMEOUT, no_exception, texts
+from tests.dashboard.conftest import APP, APP_TIMEOUT, demo_conversation, no_exception, texts
 
 #: openJiuwen's compact001 sample: the one dump whose summary drops something (the grep tool it used).
 COMPACT001 = "1796020259802_CurrentRoundCompressor_default_session_id.json"
@@ -109,3 +112,50 @@ class TestLiveResult:
         badge = f"What the summary kept: kept {overall.kept}/{overall.total}"
         assert any(badge in str(m.value) for m in at.markdown), badge
         assert f"What it kept — {overall.lost} lost" in expander_labels(at)
+
+
+def first_compaction_step(simulation: Simulation) -> int:
+    event = next(e for e in simulation.events if e.status == "compacted")
+    return next(n for n, step in enumerate(simulation.steps, start=1) if step.index == event.index)
+
+
+def demo_replay(summary: str) -> Simulation:
+    return simulate(demo_conversation(), CurrentRoundCompressorConfig(), context_max=16_000, summary=summary)
+
+
+class TestReplays:
+    def test_the_demo_says_what_an_offline_compaction_kept_beside_its_savings(self, app: AppTest) -> None:
+        at = app.switch_page("views/tune.py").run()
+        at.radio(key=keys.W_SUMMARY_KIND).set_value("offline").run()
+        at = at.switch_page("views/demo.py").run()
+        simulation = demo_replay("offline")
+        kept = score_replay(demo_conversation(), simulation)
+        line = replay_lines(kept, simulation.events, "en")
+        event = next(e for e in simulation.events if e.status == "compacted")
+        assert line[event.index].startswith(f"At message #{event.index}: saved ")
+        assert "/" in line[event.index] and "files" in line[event.index]  # "kept 3/4 files, …"
+        at.slider(key=keys.W_DEMO_STEP).set_value(first_compaction_step(simulation)).run()
+        no_exception(at)
+        assert line[event.index] in texts(at)
+
+    def test_a_sized_replay_says_so_in_words_never_numbers(self, app: AppTest) -> None:
+        simulation = demo_replay("ratio:0.1")
+        at = app.switch_page("views/demo.py").run()
+        at.slider(key=keys.W_DEMO_STEP).set_value(first_compaction_step(simulation)).run()
+        no_exception(at)
+        event = next(e for e in simulation.events if e.status == "compacted")
+        saved = 1 - event.tokens_after / event.tokens_before
+        assert (
+            f"At message #{event.index}: saved {saved:.1%}; this replay only sizes its summaries (no text), so "
+            "what they keep is not scored"
+        ) in texts(at)
+
+    def test_the_report_lists_what_each_compaction_kept(self) -> None:
+        simulation = demo_replay("offline")
+        swept = sweep(demo_conversation(), ratios=(0.8,), keeps=(0,), context_max=16_000, summary="ratio:0.1")
+        kept = score_replay(demo_conversation(), simulation)
+        html = report.build_report(simulation, swept, recommend(swept), title="t", language="zh", kept=kept)
+        assert "<h3>每次压缩保留了什么</h3>" in html
+        for line in replay_lines(kept, simulation.events, "zh").values():
+            assert f"<li>{line}</li>" in html
+        assert "每次压缩保留了什么" not in report.build_report(simulation, swept, recommend(swept), title="t")
