@@ -14,11 +14,12 @@ from typing import Literal
 import streamlit as st
 
 from compressor.compaction_result import CompactionResult
+from compressor.errors import CompressorError
 from compressor.messages import Message
 from compressor.quality import ScoredCompaction, ScoreReport
 
 from . import quality_tables
-from .components import show_message, table
+from .components import error_line, show_message, table
 from .i18n import counted
 from .i18n.quality import badge
 from .state import quality, session
@@ -101,7 +102,11 @@ def what_it_kept(scored: ScoredCompaction, messages: Sequence[Message], key: str
 
 def dump_kept(path: str, messages: Sequence[Message], key: str) -> None:
     """One dump's badge and its "What it kept" panel (item indexes point into the dump's ``before``)."""
-    scored = quality.dump_score(path, session.settings().counter)
+    try:
+        scored = quality.dump_score(path, session.settings().counter)
+    except (CompressorError, OSError) as error:  # changed or gone since it was read: say so, keep the page
+        st.caption(error_line(str(error)))
+        return
     retention_badge(scored)
     what_it_kept(scored, messages, key)
 
@@ -117,8 +122,14 @@ def folder_kept(paths: Sequence[str], names: Sequence[str]) -> None:
     """What each dump of the folder forgot, one row per dump, closed until clicked."""
     language = session.language()
     counter = session.settings().counter
-    scores = [quality.dump_score(path, counter) for path in paths]
-    frame = quality_tables.dumps_frame(names, scores, language)
+    scored: list[tuple[str, ScoredCompaction]] = []
+    for path, name in zip(paths, names, strict=True):
+        try:
+            scored.append((name, quality.dump_score(path, counter)))
+        except (CompressorError, OSError):  # gone or changed since the walk: the table lists it as broken
+            continue
+    scores = [score for _, score in scored]
+    frame = quality_tables.dumps_frame([name for name, _ in scored], scores, language)
     with st.expander(t("quality.folder_title"), icon=":material/fact_check:"):
         st.caption(
             t(
