@@ -25,7 +25,7 @@ from ..fleet import (
     run_fleet,
 )
 from ..fleet.values import FleetReason, Hurt
-from ..replay import SummaryModel, validate_grid
+from ..replay import SummaryModel, resolve_price, validate_grid
 from ..tokens import COUNTER_NAMES
 from .common import EXIT_BAD_INPUT, EXIT_OK, bad, ratio_arg, write_atomic
 
@@ -95,6 +95,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--counter", choices=COUNTER_NAMES, default="cl100k_base", help="token counter (default cl100k_base)"
     )
+    parser.add_argument(
+        "--price-model",
+        metavar="NAME",
+        help="bill every run at this model's price (default: the model each run's file names)",
+    )
     where = parser.add_argument_group("where")
     where.add_argument("--catalog", metavar="DIR", help="the catalog folder (default: the user cache folder)")
     workers = where.add_mutually_exclusive_group()
@@ -139,6 +144,10 @@ def grid_of(args: argparse.Namespace) -> FleetGrid:
         raise ConfigError(f"--share: {args.share:g} must be a share of the runs, 0 < s ≤ 1")
     if args.context_max is not None and args.context_max < 1:
         raise ConfigError(f"--context-max: {args.context_max} is not a number of tokens (≥ 1)")
+    if args.price_model:
+        resolve_price(
+            None, price_model=args.price_model
+        )  # an unknown name is one line here, not in every run
     return FleetGrid(
         ratios=ratios,
         keeps=keeps,
@@ -149,6 +158,7 @@ def grid_of(args: argparse.Namespace) -> FleetGrid:
         model=args.model,
         headroom=args.headroom,
         share=args.share,
+        price_model=args.price_model,
     )
 
 
@@ -209,29 +219,45 @@ FLEET_WORDS: dict[str, str] = {
     ),
     "reaches_share": "keeps {headroom} free on {keeping:,} of {runs:,} runs ({share:.1%}; goal {goal:.0%})",
     "qualifying": "{qualifying} of {considered} settings reach that share",
+    "cheapest_price": "the cheapest of them: ${cost:,.4f} over the fleet ({tokens:,} tokens){runner_up}",
     "cheapest_tokens": "the cheapest of them: {tokens:,} tokens over the fleet{runner_up}",
+    "loop_flagged": "with it {runs:,} run(s) raise a loop flag",
     "never_fires": "with it no run compacts",
 }
 HURT_WORDS: dict[str, str] = {
     "overflows": "{steps_over_capacity} call(s) over capacity (peak {peak_utilisation:.1%})",
     "over_headroom": "peak {peak_utilisation:.1%}, above the {limit:.0%} the headroom allows",
+    "loop_flagged": "{flagged} attempt(s) raise a loop flag",
     "costs_more": (
-        "{extra:,} tokens more than its own cheapest setting (ratio {ratio:g} keep {keep} min target {min_target:g}: "
-        "{best_tokens:,})"
+        "{extra} more than its own cheapest setting (ratio {ratio:g} keep {keep} min target {min_target:g}: "
+        "{best_charge})"
     ),
 }
 
 
+def amount(value: float, unit: str) -> str:
+    return f"${value:,.4f}" if unit == "usd" else f"{round(value):,} tokens"
+
+
 def reason_text(reason: FleetReason, headroom: float) -> str:
     values: dict[str, Any] = {**reason.values, "headroom": f"{headroom:.0%}"}
-    if reason.code == "cheapest_tokens":
+    if reason.code == "cheapest_price":
+        runner = float(reason.values.get("runner_up_cost", -1))
+        values["runner_up"] = f" (the next: ${runner:,.4f})" if runner >= 0 else ""
+    elif reason.code == "cheapest_tokens":
         runner = int(reason.values.get("runner_up_tokens", -1))
         values["runner_up"] = f" (the next: {runner:,})" if runner >= 0 else ""
     return FLEET_WORDS[reason.code].format(**values)
 
 
-def hurt_text(hurt: Hurt) -> str:
-    return HURT_WORDS[hurt.code].format(**hurt.values)
+def hurt_text(hurt: Hurt, unit: str) -> str:
+    values: dict[str, Any] = dict(hurt.values)
+    if hurt.code == "costs_more":
+        values["extra"], values["best_charge"] = (
+            amount(hurt.values["extra"], unit),
+            amount(hurt.values["best_charge"], unit),
+        )
+    return HURT_WORDS[hurt.code].format(**values)
 
 
 def format_fleet(fleet: Fleet) -> str:
@@ -251,7 +277,7 @@ def format_fleet(fleet: Fleet) -> str:
     )
     lines.append(
         f"  {'ratio':>6} {'keep':>5} {'min':>5} {'compact':>8} {'c p50':>6} {'c p95':>6} {'c max':>6} "
-        f"{'peak p50':>9} {'peak p95':>9} {'peak max':>9} {'over':>5} {'headroom':>9} {'tokens':>15}"
+        f"{'peak p50':>9} {'peak p95':>9} {'peak max':>9} {'over':>5} {'headroom':>9} {'flagged':>8} {'tokens':>15}"
     )
     chosen = fleet.recommendation.setting
     for row in fleet.settings:
@@ -260,7 +286,7 @@ def format_fleet(fleet: Fleet) -> str:
         lines.append(
             f"{'*' if row.setting == chosen else ' '} {ratio:>6g} {keep:>5} {target:>5g} {row.compacting_share:>8.1%} "
             f"{c.p50:>6g} {c.p95:>6g} {c.max:>6g} {u.p50:>9.1%} {u.p95:>9.1%} {u.max:>9.1%} {row.overflowing:>5} "
-            f"{row.headroom_share:>9.1%} {row.tokens:>15,}"
+            f"{row.headroom_share:>9.1%} {row.loop_flags or 0:>8} {row.tokens:>15,}"
         )
     recommendation = fleet.recommendation
     lines.append("")
@@ -270,11 +296,15 @@ def format_fleet(fleet: Fleet) -> str:
     else:
         lines.append("recommendation: none")
     lines.extend(f"  - {reason_text(r, recommendation.headroom)}" for r in recommendation.reasons)
-    lines.append("  prices, loop flags and retention: not measured yet (tokens only)")
+    if recommendation.unit == "tokens":
+        lines.append(
+            "  costs in tokens: not every run has a price (give --price-model NAME to bill them all)"
+        )
+    lines.append("  retention: not measured by the fleet (score a run with `compaction-lab score`)")
     if recommendation.hurt:
         lines.append("runs it hurts most:")
         for run in recommendation.hurt:
-            lines.append(f"  {run.key}: " + "; ".join(hurt_text(h) for h in run.reasons))
+            lines.append(f"  {run.key}: " + "; ".join(hurt_text(h, recommendation.unit) for h in run.reasons))
     return "\n".join(lines)
 
 

@@ -1,9 +1,10 @@
 """Each setting's figures over a fleet and the fleet recommendation: the cheapest setting that keeps the
 headroom on at least a chosen share of the runs, and the runs it hurts most, each with its reasons.
 
-Invariant: pure arithmetic on a compact table of four numbers per run and setting (``OutcomeTable``), so a
-fleet of thousands of runs and a hundred settings fits in a few MB; percentiles are nearest-rank (every
-figure is one run's); ties go in a fixed order (fewer tokens, higher ratio, smaller keep, lower min target).
+Invariant: pure arithmetic on a compact table of six numbers per run and setting (``OutcomeTable``), so a
+fleet of thousands of runs and a hundred settings fits in a few MB; money is USD only when every run has a
+price (else tokens for all, and ``unit`` says so); percentiles are nearest-rank (every figure is one run's);
+ties go in a fixed order (cheaper, higher ratio, smaller keep, lower min target).
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ..replay import Outcome
 from .values import (
     FleetReason,
     FleetRecommendation,
@@ -23,10 +23,13 @@ from .values import (
     SettingFigures,
     SettingKey,
     Spread,
+    Unit,
 )
 
 #: The runs a recommendation lists as hurt, worst first.
 HURT_LIMIT = 10
+#: One run under one setting: compactions, peak tokens, calls over capacity, tokens, USD (nan: no price), flags.
+Cell = tuple[int, int, int, int, float, int]
 
 
 def nearest_rank(values: Sequence[float], share: float) -> float:
@@ -43,34 +46,46 @@ def spread(values: Sequence[float]) -> Spread:
 
 @dataclass
 class OutcomeTable:
-    """Four numbers per run and setting, run-major: compactions, peak tokens, calls over capacity, tokens sent."""
+    """The grid's cells per run, run-major (``cells[run * settings + setting]``), in flat arrays."""
 
     settings: tuple[SettingKey, ...]
-    capacities: array[int]  # per run: context_max
-    compactions: array[int]
-    peaks: array[int]
-    over: array[int]
-    tokens: array[int]
+    capacities: array[int] = field(default_factory=lambda: array("q"))  # per run: context_max
+    compactions: array[int] = field(default_factory=lambda: array("q"))
+    peaks: array[int] = field(default_factory=lambda: array("q"))
+    over: array[int] = field(default_factory=lambda: array("q"))
+    tokens: array[int] = field(default_factory=lambda: array("q"))
+    costs: array[float] = field(default_factory=lambda: array("d"))
+    flagged: array[int] = field(default_factory=lambda: array("q"))
 
     @classmethod
     def empty(cls, settings: tuple[SettingKey, ...]) -> OutcomeTable:
-        return cls(settings, array("q"), array("q"), array("q"), array("q"), array("q"))
+        return cls(settings)
 
-    def add_run(self, context_max: int, outcomes: Sequence[Outcome]) -> None:
+    def add_run(self, context_max: int, cells: Sequence[Cell]) -> None:
+        """One run's cells, in the order of ``settings``."""
         self.capacities.append(context_max)
-        for outcome in outcomes:
-            self.compactions.append(outcome.compactions)
-            self.peaks.append(outcome.peak_tokens)
-            self.over.append(outcome.steps_over_capacity)
-            self.tokens.append(outcome.agent_input_tokens + outcome.compaction_input_tokens)
+        for compactions, peak, over, tokens, cost, flagged in cells:
+            self.compactions.append(compactions)
+            self.peaks.append(peak)
+            self.over.append(over)
+            self.tokens.append(tokens)
+            self.costs.append(cost)
+            self.flagged.append(flagged)
 
     @property
     def runs(self) -> int:
         return len(self.capacities)
 
+    @property
+    def unit(self) -> Unit:
+        return "usd" if self.costs and not any(math.isnan(c) for c in self.costs) else "tokens"
+
+    def charge(self, at: int) -> float:
+        """What a cell costs in the table's unit."""
+        return self.costs[at] if self.unit == "usd" else float(self.tokens[at])
+
     def column(self, values: array[int], setting: int) -> list[int]:
-        width = len(self.settings)
-        return list(values[setting::width])
+        return list(values[setting :: len(self.settings)])
 
     def keeps_headroom(self, run: int, setting: int, headroom: float) -> bool:
         at = run * len(self.settings) + setting
@@ -78,14 +93,15 @@ class OutcomeTable:
 
 
 def setting_figures(table: OutcomeTable, headroom: float) -> tuple[SettingFigures, ...]:
+    unit, width = table.unit, len(table.settings)
     rows = []
     for position, setting in enumerate(table.settings):
+        cells = range(position, table.runs * width, width)
         compactions = table.column(table.compactions, position)
         peaks = table.column(table.peaks, position)
         over = table.column(table.over, position)
-        tokens = sum(table.column(table.tokens, position))
         utilisation = [peak / capacity for peak, capacity in zip(peaks, table.capacities, strict=True)]
-        keeping = sum(1 for run in range(table.runs) if table.keeps_headroom(run, position, headroom))
+        tokens = sum(table.column(table.tokens, position))
         rows.append(
             SettingFigures(
                 setting=setting,
@@ -94,9 +110,14 @@ def setting_figures(table: OutcomeTable, headroom: float) -> tuple[SettingFigure
                 compactions=spread(compactions),
                 peak_utilisation=spread(utilisation),
                 overflowing=sum(1 for o in over if o > 0),
-                keeping_headroom=keeping,
+                keeping_headroom=sum(
+                    1 for run in range(table.runs) if table.keeps_headroom(run, position, headroom)
+                ),
                 tokens=tokens,
-                cost=float(tokens),
+                cost=round(sum(table.charge(at) for at in cells), 6) if unit == "usd" else float(tokens),
+                unit=unit,
+                loop_flags=sum(1 for at in cells if table.flagged[at]),
+                loop_flags_source="cost.loops",
             )
         )
     return tuple(rows)
@@ -116,30 +137,23 @@ def recommend_fleet(
     share: float,
 ) -> FleetRecommendation:
     """The cheapest setting keeping the headroom on at least ``share`` of the runs, with the runs it hurts."""
+    unit = table.unit
     if not table.runs or not figures:
+        reason = FleetReason("no_runs", {"runs": table.runs})
         return FleetRecommendation(
-            headroom=headroom,
-            share=share,
-            setting=None,
-            reasons=(FleetReason("no_runs", {"runs": table.runs}),),
-            hurt=(),
+            headroom=headroom, share=share, setting=None, reasons=(reason,), hurt=(), unit=unit
         )
     qualifying = sorted((f for f in figures if f.headroom_share >= share), key=_order)
     if not qualifying:
         best = max(figures, key=lambda f: (f.headroom_share, -f.cost))
         ratio, keep, target = best.setting
-        reason = FleetReason(
-            "none_reach_share",
-            {
-                "share": share,
-                "best_share": round(best.headroom_share, 4),
-                "ratio": ratio,
-                "keep": keep,
-                "min_target": target,
-            },
+        values = {"share": share, "best_share": round(best.headroom_share, 4), "ratio": ratio, "keep": keep}
+        reason = FleetReason("none_reach_share", {**values, "min_target": target})
+        return FleetRecommendation(
+            headroom=headroom, share=share, setting=None, reasons=(reason,), hurt=(), unit=unit
         )
-        return FleetRecommendation(headroom=headroom, share=share, setting=None, reasons=(reason,), hurt=())
     pick = qualifying[0]
+    runner_up = qualifying[1] if len(qualifying) > 1 else None
     reasons = [
         FleetReason(
             "reaches_share",
@@ -152,13 +166,17 @@ def recommend_fleet(
         ),
         FleetReason("qualifying", {"qualifying": len(qualifying), "considered": len(figures)}),
         FleetReason(
-            "cheapest_tokens",
+            "cheapest_price" if unit == "usd" else "cheapest_tokens",
             {
+                "cost": pick.cost,
                 "tokens": pick.tokens,
-                "runner_up_tokens": qualifying[1].tokens if len(qualifying) > 1 else -1,
+                "runner_up_cost": runner_up.cost if runner_up is not None else -1,
+                "runner_up_tokens": runner_up.tokens if runner_up is not None else -1,
             },
         ),
     ]
+    if pick.loop_flags:
+        reasons.append(FleetReason("loop_flagged", {"runs": pick.loop_flags}))
     if not pick.compacting:
         reasons.append(FleetReason("never_fires"))
     position = table.settings.index(pick.setting)
@@ -168,6 +186,7 @@ def recommend_fleet(
         setting=pick.setting,
         reasons=tuple(reasons),
         hurt=hurt_runs(table, runs, position, headroom),
+        unit=unit,
     )
 
 
@@ -180,7 +199,7 @@ def hurt_runs(table: OutcomeTable, runs: Sequence[RunRow], pick: int, headroom: 
     for run, row in enumerate(runs):
         at = run * width + pick
         capacity = table.capacities[run]
-        peak, over, tokens = table.peaks[at], table.over[at], table.tokens[at]
+        peak, over, charge = table.peaks[at], table.over[at], table.charge(at)
         reasons: list[Hurt] = []
         severity = 0.0
         utilisation = round(peak / capacity, 4)
@@ -190,29 +209,25 @@ def hurt_runs(table: OutcomeTable, runs: Sequence[RunRow], pick: int, headroom: 
         if peak > capacity * limit:
             reasons.append(Hurt("over_headroom", {"peak_utilisation": utilisation, "limit": round(limit, 4)}))
             severity = max(severity, 2.0 + min(utilisation - limit, 0.999))
+        if table.flagged[at]:
+            reasons.append(Hurt("loop_flagged", {"flagged": table.flagged[at]}))
+            severity = max(severity, 1.5)
         own = [s for s in range(width) if table.keeps_headroom(run, s, headroom)]
         if own:
+            ratio, keep, target = table.settings[pick]
             best = min(
                 own,
-                key=lambda s: (table.tokens[run * width + s], -table.settings[s][0], *table.settings[s][1:]),
+                key=lambda s: (table.charge(run * width + s), -table.settings[s][0], *table.settings[s][1:]),
             )
-            best_tokens = table.tokens[run * width + best]
-            if tokens > best_tokens:
+            best_charge = table.charge(run * width + best)
+            if charge > best_charge:
                 ratio, keep, target = table.settings[best]
+                extra = round(charge - best_charge, 6)
+                values = {"charge": round(charge, 6), "best_charge": round(best_charge, 6), "extra": extra}
                 reasons.append(
-                    Hurt(
-                        "costs_more",
-                        {
-                            "tokens": tokens,
-                            "best_tokens": best_tokens,
-                            "extra": tokens - best_tokens,
-                            "ratio": ratio,
-                            "keep": keep,
-                            "min_target": target,
-                        },
-                    )
+                    Hurt("costs_more", {**values, "ratio": ratio, "keep": keep, "min_target": target})
                 )
-                severity = max(severity, 1.0 + min((tokens - best_tokens) / max(best_tokens, 1), 0.999))
+                severity = max(severity, 1.0 + min(extra / max(best_charge, 1e-9), 0.999))
         if reasons:
             found.append(
                 HurtRun(key=row.key, name=row.name, reasons=tuple(reasons), severity=round(severity, 6))

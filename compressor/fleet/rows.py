@@ -14,7 +14,7 @@ from typing import Any
 from ..messages import Conversation, Message
 from ..replay import Outcome
 from ..tokens import COUNTER_NAMES, get_counter
-from .values import outcome_json
+from .values import Bill, outcome_json
 
 MESSAGE_COLUMNS: tuple[str, ...] = (
     "run_id",
@@ -92,6 +92,10 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "steps_over_capacity": "INTEGER",
         "agent_input_tokens": "BIGINT",
         "compaction_input_tokens": "BIGINT",
+        # the setting's bill (``replay.assess``): tokens, USD at the run's price (null without one), loop flags
+        "tokens": "BIGINT",
+        "cost": "DOUBLE",
+        "flagged": "INTEGER",
     },
 }
 #: A run's untouched outcome is stored as an outcome row with this setting (no real setting has it).
@@ -106,7 +110,11 @@ def line(dataset: str, **values: Any) -> str:
 
 
 def outcome_lines(
-    run_id: str, play_key: str, settings: Sequence[tuple[float, int, float]], outcomes: Sequence[Outcome]
+    run_id: str,
+    play_key: str,
+    settings: Sequence[tuple[float, int, float]],
+    outcomes: Sequence[Outcome],
+    bills: Sequence[Bill],
 ) -> str:
     return "".join(
         line(
@@ -124,14 +132,17 @@ def outcome_lines(
             steps_over_capacity=outcome.steps_over_capacity,
             agent_input_tokens=outcome.agent_input_tokens,
             compaction_input_tokens=outcome.compaction_input_tokens,
+            tokens=bill.tokens,
+            cost=bill.cost,
+            flagged=bill.flagged,
         )
         + "\n"
-        for (ratio, keep, target), outcome in zip(settings, outcomes, strict=True)
+        for (ratio, keep, target), outcome, bill in zip(settings, outcomes, bills, strict=True)
     )
 
 
-def template_line(run_id: str, template_key: str, template: Outcome | None) -> str:
-    """The run's untouched outcome ("" when even the highest setting touches the run)."""
+def template_line(run_id: str, template_key: str, template: Outcome | None, bill: Bill | None) -> str:
+    """The run's untouched outcome and its bill ("" when even the highest setting touches the run)."""
     ratio, keep, target = TEMPLATE_SETTING
     return (
         line(
@@ -145,6 +156,10 @@ def template_line(run_id: str, template_key: str, template: Outcome | None) -> s
             compactions=0,
             refused=0,
             peak_tokens=template.peak_tokens if template is not None else None,
+            steps_over_capacity=template.steps_over_capacity if template is not None else None,
+            tokens=bill.tokens if bill is not None else None,
+            cost=bill.cost if bill is not None else None,
+            flagged=0,
         )
         + "\n"
     )

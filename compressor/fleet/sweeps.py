@@ -8,6 +8,7 @@ the setting's own numbers — which is what ``sweep`` returns there; files are n
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -20,9 +21,9 @@ from ..windows import resolve_context_max
 from .build import Progress, ProgressFn, build_catalog
 from .catalog import Catalog, counter_column, writing
 from .executors import Executor
-from .figures import OutcomeTable, recommend_fleet, setting_figures
+from .figures import Cell, OutcomeTable, recommend_fleet, setting_figures
 from .inputs import discover
-from .values import Broken, Fleet, FleetGrid, RunRow, SettingKey, outcome_from_json
+from .values import Bill, Broken, Fleet, FleetGrid, RunRow, SettingKey, outcome_from_json
 from .work import SweepResult, SweepTask, sweep_kept
 
 #: Runs fetched from the catalog per query when their kept JSON is needed.
@@ -74,12 +75,15 @@ def fleet_runs(catalog: Catalog, paths: Sequence[str], grid: FleetGrid) -> tuple
     return rows, [Broken(path, error) for path, error in failed]
 
 
-def _numbers(outcome: Outcome) -> tuple[int, int, int, int]:
+def cell(outcome: Outcome, bill: Bill) -> Cell:
+    cost = bill.cost if bill.cost is not None else math.nan
     return (
         outcome.compactions,
         outcome.peak_tokens,
         outcome.steps_over_capacity,
-        outcome.agent_input_tokens + outcome.compaction_input_tokens,
+        bill.tokens,
+        cost,
+        bill.flagged,
     )
 
 
@@ -104,8 +108,9 @@ class Collected:
         self.runs, self.grid = runs, grid
         self.settings = grid.settings
         self.position = {setting: at for at, setting in enumerate(self.settings)}
-        self.found: list[dict[int, tuple[int, int, int, int]]] = [{} for _ in runs]
-        self.templates: dict[int, Outcome | None] = {}
+        self.found: list[dict[int, Cell]] = [{} for _ in runs]
+        #: per run, its untouched outcome and bill (None: every setting as high as any touches the run)
+        self.templates: dict[int, tuple[Outcome, Bill] | None] = {}
 
     def missing(self, run: int) -> tuple[SettingKey, ...]:
         return tuple(s for at, s in enumerate(self.settings) if at not in self.found[run])
@@ -113,13 +118,7 @@ class Collected:
     def table(self) -> OutcomeTable:
         table = OutcomeTable.empty(self.settings)
         for run, row in enumerate(self.runs):
-            table.capacities.append(row.context_max)
-            for at in range(len(self.settings)):
-                compactions, peak, over, tokens = self.found[run][at]
-                table.compactions.append(compactions)
-                table.peaks.append(peak)
-                table.over.append(over)
-                table.tokens.append(tokens)
+            table.add_run(row.context_max, [self.found[run][at] for at in range(len(self.settings))])
         return table
 
 
@@ -136,26 +135,29 @@ def _from_catalog(catalog: Catalog, collected: Collected) -> None:
         )
         rows = connection.execute(
             "SELECT run_id, play_key, ratio, keep, min_target, compactions, peak_tokens, steps_over_capacity, "
-            "agent_input_tokens + compaction_input_tokens, outcome FROM outcomes JOIN wanted USING (run_id, play_key)"
+            "tokens, cost, flagged, outcome FROM outcomes JOIN wanted USING (run_id, play_key)"
         ).fetchall()
-    for run_id, play_key, ratio, keep, target, compactions, peak, over, tokens, text in rows:
+    for run_id, play_key, ratio, keep, target, compactions, peak, over, tokens, cost, flagged, text in rows:
         if (run_id, play_key) in templates:
-            collected.templates[templates[(run_id, play_key)]] = outcome_from_json(text) if text else None
+            found = (outcome_from_json(text), Bill(tokens=tokens, cost=cost, flagged=0)) if text else None
+            collected.templates[templates[(run_id, play_key)]] = found
             continue
         at = collected.position.get((ratio, keep, target))
         if at is not None:
-            collected.found[index[(run_id, play_key)]][at] = (compactions, peak, over, tokens)
+            money = cost if cost is not None else math.nan
+            collected.found[index[(run_id, play_key)]][at] = (compactions, peak, over, tokens, money, flagged)
 
 
 def _fill_untouched(collected: Collected) -> None:
-    for run, template in collected.templates.items():
-        if template is None:
+    for run, untouched in collected.templates.items():
+        if untouched is None:
             continue
+        template, bill = untouched
         for at, setting in enumerate(collected.settings):
             if at not in collected.found[run] and template.peak_tokens < threshold_for(
                 template.context_max, setting[0]
             ):
-                collected.found[run][at] = _numbers(from_template(template, setting))
+                collected.found[run][at] = cell(from_template(template, setting), bill)
 
 
 def _sweep_tasks(catalog: Catalog, collected: Collected, todo: Sequence[int]) -> Iterator[SweepTask]:
@@ -219,8 +221,8 @@ def sweep_fleet(
 
 
 def _take(collected: Collected, run: int, result: SweepResult) -> None:
-    for outcome in result.outcomes:
-        collected.found[run][collected.position[outcome.key]] = _numbers(outcome)
+    for outcome, bill in zip(result.outcomes, result.bills, strict=True):
+        collected.found[run][collected.position[outcome.key]] = cell(outcome, bill)
 
 
 def picked_outcomes(

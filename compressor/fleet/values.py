@@ -56,6 +56,7 @@ class FleetGrid:
     model: str | None = None
     headroom: float = DEFAULT_HEADROOM
     share: float = DEFAULT_SHARE
+    price_model: str | None = None  # bill every run at this model's price (default: each run's own model)
 
     @property
     def settings(self) -> tuple[SettingKey, ...]:
@@ -64,12 +65,34 @@ class FleetGrid:
 
     def play_key(self, context_max: int) -> str:
         """What an outcome depends on besides its setting and its run: a catalog cache key."""
-        text = json.dumps([self.counter, context_max, self.summary, 0, "openjiuwen", outcome_fields()])
+        text = json.dumps(
+            [
+                self.counter,
+                context_max,
+                self.summary,
+                0,
+                "openjiuwen",
+                self.price_model,
+                self.model,
+                outcome_fields(),
+            ]
+        )
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def template_key(self, context_max: int) -> str:
         """The key of a run's untouched outcome (no attempt at all): the summary does not change it."""
-        text = json.dumps([self.counter, context_max, "untouched", 0, "openjiuwen", outcome_fields()])
+        text = json.dumps(
+            [
+                self.counter,
+                context_max,
+                "untouched",
+                0,
+                "openjiuwen",
+                self.price_model,
+                self.model,
+                outcome_fields(),
+            ]
+        )
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def to_dict(self) -> dict[str, Any]:
@@ -83,7 +106,18 @@ class FleetGrid:
             "model": self.model,
             "headroom": self.headroom,
             "share": self.share,
+            "price_model": self.price_model,
         }
+
+
+@dataclass(frozen=True)
+class Bill:
+    """What one setting costs one run (``replay.assess``): tokens sent, USD at the run's price (None without
+    one) and the attempts that raised a loop flag."""
+
+    tokens: int
+    cost: float | None
+    flagged: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -198,7 +232,7 @@ class SettingFigures:
         }
 
 
-HurtCode = Literal["overflows", "over_headroom", "costs_more", "compacts_often"]
+HurtCode = Literal["overflows", "over_headroom", "loop_flagged", "costs_more"]
 
 
 @dataclass(frozen=True)
@@ -219,7 +253,7 @@ class HurtRun:
     key: str
     name: str
     reasons: tuple[Hurt, ...]
-    severity: float  # the order of the list: overflows first, then the headroom missed, then the extra tokens
+    severity: float  # the order of the list: overflows, the headroom missed, loop flags, then the extra cost
 
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "name": self.name, "reasons": [r.to_dict() for r in self.reasons]}
@@ -230,7 +264,9 @@ FleetCode = Literal[
     "none_reach_share",  # no setting keeps the headroom on the chosen share (share, best_share, ratio, keep, min_target)
     "reaches_share",  # the pick keeps the headroom on this share of runs (share, runs, keeping, goal)
     "qualifying",  # how many settings reach the share (qualifying, considered)
-    "cheapest_tokens",  # the pick sends the fewest tokens of them (tokens, runner_up_tokens)
+    "cheapest_price",  # the pick costs the least of them in USD (cost, tokens, runner_up_cost, runner_up_tokens)
+    "cheapest_tokens",  # the same without a price for every run: tokens (tokens, runner_up_tokens)
+    "loop_flagged",  # with the pick, this many runs raise a loop flag (runs)
     "never_fires",  # with the pick no run compacts
 ]
 

@@ -15,14 +15,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..analysis import analyze, run_model_of
+from ..cost import Price
 from ..errors import CompressorError
 from ..formats import load_conversations
 from ..messages import Conversation
-from ..replay import Outcome, sweep
+from ..replay import CompactionEvent, Outcome, assess, resolve_price, sweep
 from ..tokens import _token_cache, get_counter, profile
 from ..windows import resolve_context_max
 from .rows import SCHEMAS, line, message_lines, outcome_lines, template_line
-from .values import FleetGrid, RunRow
+from .values import Bill, FleetGrid, RunRow
 
 #: zlib's fastest level: the kept JSON shrinks about fivefold for a few percent of the build.
 KEPT_LEVEL = 1
@@ -93,7 +94,9 @@ class SweepTask:
 class SweepResult:
     run_id: str
     outcomes: tuple[Outcome, ...]  # in the order of the task's settings
+    bills: tuple[Bill, ...] = ()
     template: Outcome | None = None
+    template_bill: Bill | None = None
     lines: str = field(
         default="", repr=False, compare=False
     )  # the outcome rows (and template), as JSON lines
@@ -165,7 +168,7 @@ def run_data(conversation: Conversation, number: int, task: FileTask, digest: st
         context_max=capacity.tokens,
         context_max_source=capacity.source,
     )
-    outcomes, template = play(conversation, grid, capacity.tokens, grid.settings, template=True)
+    played = play(conversation, grid, capacity.tokens, grid.settings, template=True)
     messages, counts = message_lines(conversation, run_id, grid.counter)
     play_key, template_key = grid.play_key(capacity.tokens), grid.template_key(capacity.tokens)
     runs = line(
@@ -178,16 +181,32 @@ def run_data(conversation: Conversation, number: int, task: FileTask, digest: st
         counts=counts,
         kept=zlib.compress(conversation.model_dump_json().encode(), KEPT_LEVEL),
         play_key=play_key,
-        outcomes=outcomes,
+        outcomes=played.outcomes,
         template_key=template_key,
-        template=template,
+        template=played.template,
         lines={
             "runs": runs + "\n",
             "messages": messages,
-            "outcomes": outcome_lines(run_id, play_key, grid.settings, outcomes)
-            + template_line(run_id, template_key, template),
+            "outcomes": outcome_lines(run_id, play_key, grid.settings, played.outcomes, played.bills)
+            + template_line(run_id, template_key, played.template, played.template_bill),
         },
     )
+
+
+@dataclass(frozen=True)
+class Played:
+    """The outcomes of some settings of one run with their bills, and the run's untouched outcome."""
+
+    outcomes: tuple[Outcome, ...]
+    bills: tuple[Bill, ...]
+    template: Outcome | None
+    template_bill: Bill | None
+
+
+def bill(outcome: Outcome, attempts: Sequence[CompactionEvent], price: Price | None) -> Bill:
+    assessed = assess(outcome, attempts, price, lines=False)
+    cost = assessed.cost if price is not None else None
+    return Bill(tokens=assessed.tokens, cost=cost, flagged=assessed.loops.flagged)
 
 
 def play(
@@ -197,10 +216,14 @@ def play(
     settings: Sequence[tuple[float, int, float]],
     *,
     template: bool,
-) -> tuple[tuple[Outcome, ...], Outcome | None]:
-    """The outcomes of ``settings`` (the smallest grid holding them is played once) and the untouched one: a
-    setting of the grid that made no attempt, else the highest setting there is, played on its own."""
+) -> Played:
+    """The outcomes of ``settings`` (the smallest grid holding them is played once), each priced at the run's
+    price with its loop flags, and the untouched outcome: a setting of the grid that made no attempt, else the
+    highest setting there is, played on its own."""
+    price = resolve_price(conversation, price_model=grid.price_model, model=grid.model).price
     outcomes: tuple[Outcome, ...] = ()
+    bills: tuple[Bill, ...] = ()
+    untouched: Outcome | None = None
     if settings:
         swept = sweep(
             conversation,
@@ -211,9 +234,10 @@ def play(
             counter=grid.counter,
             summary=grid.summary,
         )
-        by_key = {outcome.key: outcome for outcome in swept.outcomes}
-        outcomes = tuple(by_key[setting] for setting in settings)
-    untouched = next((o for o in swept.outcomes if untouched_outcome(o)), None) if settings else None
+        by_key = {outcome.key: (outcome, swept.attempts_of(outcome)) for outcome in swept.outcomes}
+        outcomes = tuple(by_key[setting][0] for setting in settings)
+        bills = tuple(bill(*by_key[setting], price) for setting in settings)
+        untouched = next((o for o in swept.outcomes if untouched_outcome(o)), None)
     if template and untouched is None:
         ratio, keep, target = UNTOUCHED_SETTING
         found = sweep(
@@ -226,7 +250,9 @@ def play(
             summary="fixed:1",
         ).outcomes[0]
         untouched = found if untouched_outcome(found) else None
-    return outcomes, untouched if template else None
+    if not template or untouched is None:
+        return Played(outcomes, bills, None, None)
+    return Played(outcomes, bills, untouched, bill(untouched, (), price))
 
 
 def untouched_outcome(outcome: Outcome) -> bool:
@@ -249,8 +275,19 @@ def sweep_kept(task: SweepTask) -> SweepResult:
     """A catalogued run swept again with other settings, from the kept JSON and counts (no file is read)."""
     grid = task.grid
     conversation = rebuild(task.kept, grid.counter, task.counts)
-    outcomes, template = play(conversation, grid, task.context_max, task.settings, template=task.template)
-    lines = outcome_lines(task.run_id, grid.play_key(task.context_max), task.settings, outcomes)
+    played = play(conversation, grid, task.context_max, task.settings, template=task.template)
+    lines = outcome_lines(
+        task.run_id, grid.play_key(task.context_max), task.settings, played.outcomes, played.bills
+    )
     if task.template:
-        lines += template_line(task.run_id, grid.template_key(task.context_max), template)
-    return SweepResult(run_id=task.run_id, outcomes=outcomes, template=template, lines=lines)
+        lines += template_line(
+            task.run_id, grid.template_key(task.context_max), played.template, played.template_bill
+        )
+    return SweepResult(
+        run_id=task.run_id,
+        outcomes=played.outcomes,
+        bills=played.bills,
+        template=played.template,
+        template_bill=played.template_bill,
+        lines=lines,
+    )

@@ -140,7 +140,6 @@ class TestIncremental:
         assert other.processed == 7
         assert build(catalog, folder).processed == 0
 
-
     def test_a_new_grid_is_played_from_the_catalog_once(self, folder: Path, tmp_path: Path) -> None:
         catalog = Catalog(tmp_path / "catalog")
         run_fleet([folder], GRID, catalog, InlineExecutor())

@@ -105,6 +105,7 @@ def test_the_report_words_the_codes_and_writes_html(folder: Path, tmp_path: Path
         (["--headroom", "1"], "--headroom"),
         (["--share", "0"], "--share"),
         (["--jobs", "0"], "--jobs"),
+        (["--price-model", "no-such-model"], "--price-model"),
     ],
 )
 def test_a_bad_flag_is_one_line_and_exit_2(
@@ -113,6 +114,33 @@ def test_a_bad_flag_is_one_line_and_exit_2(
     code, out, err = run("fleet", str(folder), "--catalog", str(tmp_path / "c"), *flags)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and problem in err
+
+
+def test_a_price_model_bills_every_run_in_usd(folder: Path, tmp_path: Path) -> None:
+    code, out, _ = run(
+        "fleet",
+        str(folder),
+        "--catalog",
+        str(tmp_path / "c"),
+        "--jobs",
+        "1",
+        "--ratios",
+        "0.6,0.8",
+        "--keeps",
+        "0",
+        "--context-max",
+        "6000",
+        "--share",
+        "0.5",
+        "--price-model",
+        "gpt-4o",
+        "--json",
+    )
+    assert code == 0
+    document = json.loads(out)
+    assert document["recommendation"]["unit"] == "usd"
+    assert [r["code"] for r in document["recommendation"]["reasons"]][2] == "cheapest_price"
+    assert all(s["unit"] == "usd" and s["cost"] > 0 for s in document["settings"])
 
 
 def test_no_path_and_no_runs_are_bad_input(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ that keeps the headroom on the chosen share, its reasons, and the runs it hurts,
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pytest
@@ -37,16 +38,12 @@ def row(number: int) -> RunRow:
     )
 
 
-def table(cells: list[list[tuple[int, int, int, int]]]) -> OutcomeTable:
-    """cells[run][setting] = (compactions, peak tokens, calls over capacity, tokens); capacity 1000 each."""
+def table(cells: list[list[tuple[int, int, int, int]]], flagged: int = 0) -> OutcomeTable:
+    """cells[run][setting] = (compactions, peak tokens, calls over capacity, tokens); capacity 1000 each, no
+    price (so costs are tokens)."""
     built = OutcomeTable.empty(SETTINGS)
     for run in cells:
-        built.capacities.append(1000)
-        for compactions, peak, over, tokens in run:
-            built.compactions.append(compactions)
-            built.peaks.append(peak)
-            built.over.append(over)
-            built.tokens.append(tokens)
+        built.add_run(1000, [(*cell, math.nan, flagged) for cell in run])
     return built
 
 
@@ -84,7 +81,7 @@ class TestFigures:
         assert (low.compactions.p50, low.compactions.max) == (2, 3)
         assert (low.peak_utilisation.p50, low.peak_utilisation.max) == (0.85, 1.2)
         assert (high.compacting, high.keeping_headroom, high.tokens) == (1, 1, 200)
-        assert high.to_dict()["loop_flags"] is None and high.to_dict()["retention_source"] == "not_measured"
+        assert high.to_dict()["loop_flags"] == 0 and high.to_dict()["retention_source"] == "not_measured"
 
 
 class TestRecommendation:
@@ -95,7 +92,13 @@ class TestRecommendation:
         pick = recommend_fleet(built, runs, setting_figures(built, 0.1), headroom=0.1, share=0.95)
         assert pick.setting == (0.8, 0, 0.1)
         assert pick.codes == ("reaches_share", "qualifying", "cheapest_tokens")
-        assert pick.reasons[2].values == {"tokens": 130, "runner_up_tokens": 150}
+        assert pick.unit == "tokens"
+        assert pick.reasons[2].values == {
+            "cost": 130.0,
+            "tokens": 130,
+            "runner_up_cost": 150.0,
+            "runner_up_tokens": 150,
+        }
         assert pick.hurt == ()
 
     def test_a_lower_share_lets_a_cheaper_setting_through_and_names_the_run_it_hurts(self) -> None:
@@ -130,6 +133,23 @@ class TestRecommendation:
         order = [h.key for h in pick.hurt]
         assert order[:2] == ["/runs/01.json#0", "/runs/02.json#0"]
         assert [h.code for h in pick.hurt[0].reasons] == ["overflows", "over_headroom"]
+
+    def test_usd_when_every_run_has_a_price_and_loop_flags_counted(self) -> None:
+        built = OutcomeTable.empty(SETTINGS)
+        built.add_run(1000, [(1, 500, 0, 100, 0.5, 2), (0, 500, 0, 90, 0.4, 0)])
+        built.add_run(1000, [(1, 500, 0, 100, 0.25, 0), (0, 500, 0, 90, 0.75, 0)])
+        low, high = setting_figures(built, 0.1)
+        assert (built.unit, low.unit, low.cost, high.cost) == ("usd", "usd", 0.75, 1.15)
+        assert (low.loop_flags, high.loop_flags) == (1, 0)
+        pick = recommend_fleet(built, [row(0), row(1)], (low, high), headroom=0.1, share=0.95)
+        assert pick.setting == (0.5, 0, 0.1) and pick.codes == (
+            "reaches_share",
+            "qualifying",
+            "cheapest_price",
+            "loop_flagged",
+        )
+        built.add_run(1000, [(0, 1, 0, 5, math.nan, 0), (0, 1, 0, 5, math.nan, 0)])  # a run without a price
+        assert built.unit == "tokens"
 
     def test_no_runs(self) -> None:
         built = table([])
