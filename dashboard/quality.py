@@ -34,6 +34,8 @@ def _labels() -> dict[str, str]:
         "category": t("quality.col.category"),
         "item": t("quality.col.item"),
         "message": t("quality.col.message"),
+        "status": t("quality.col.status"),
+        "match": t("quality.col.match"),
         "mentions": t("quality.col.mentions"),
         "kept": t("quality.col.kept"),
         "elsewhere": t("quality.col.elsewhere"),
@@ -75,6 +77,8 @@ def what_it_kept(scored: ScoredCompaction, messages: Sequence[Message], key: str
             return
         st.markdown(f"**{t('quality.by_category')}**")
         table(quality_tables.category_frame(scored, language), hide_index=True, labels=_labels())
+        if st.toggle(t("quality.show_all"), key=f"{key}_all"):
+            table(quality_tables.items_frame(scored, language), hide_index=True, labels=_labels())
         if not lost:
             st.success(t("quality.nothing_lost"))
             return

@@ -13,7 +13,7 @@ import pandas as pd
 from compressor.quality import CATEGORIES, ScoredCompaction, ScoreReport
 
 from .i18n.catalog import percent
-from .i18n.quality import badge, category_name, kept_items
+from .i18n.quality import badge, category_name, kept_items, match_name, status_name
 
 
 def category_frame(scored: ScoredCompaction, language: str) -> pd.DataFrame:
@@ -50,6 +50,23 @@ def lost_frame(scored: ScoredCompaction, language: str) -> pd.DataFrame:
                     }
                 )
     return pd.DataFrame(rows, columns=["category", "item", "message", "mentions"])
+
+
+def items_frame(scored: ScoredCompaction, language: str) -> pd.DataFrame:
+    """Every item of the ledger with its fate in words: kept (and how it matched), still elsewhere, or lost."""
+    rows = []
+    if scored.retention is not None:
+        for item in scored.retention.items:
+            rows.append(
+                {
+                    "category": category_name(item.artifact.category, language),
+                    "item": item.artifact.text,
+                    "status": status_name(item.status, language),
+                    "match": match_name(item.match, language),
+                    "message": item.artifact.index,
+                }
+            )
+    return pd.DataFrame(rows, columns=["category", "item", "status", "match", "message"])
 
 
 def lost_count(scored: ScoredCompaction) -> int:

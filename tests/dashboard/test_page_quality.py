@@ -159,3 +159,40 @@ class TestReplays:
         for line in replay_lines(kept, simulation.events, "zh").values():
             assert f"<li>{line}</li>" in html
         assert "每次压缩保留了什么" not in report.build_report(simulation, swept, recommend(swept), title="t")
+
+
+class TestEveryItem:
+    def test_every_item_shows_its_fate_and_match_in_words(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.delenv(roots.ROOTS_ENV, raising=False)
+        at = open_dumps()
+        path = str(at.selectbox(key=keys.W_DUMP_PICK).value)
+        scored = score_dump(read_dump(path))
+        assert scored.retention is not None
+        at.toggle(key=f"{JUMP}_all").set_value(True).run()
+        no_exception(at)
+        frame = next(f.value for f in at.dataframe if "match" in f.value.columns)
+        assert len(frame) == len(scored.retention.items)
+        fates = {"kept": "kept in the summary", "elsewhere": "still in the kept messages", "lost": "lost"}
+        assert frame["status"].tolist() == [fates[item.status] for item in scored.retention.items]
+        assert set(frame["match"]) <= {
+            "",
+            "exact",
+            "a longer form",
+            "the path's end",
+            "the file name",
+            "inside a longer text",
+            "case and spaces folded",
+            "its opening words",
+            "paraphrased",
+        }
+
+    def test_the_panel_reads_in_chinese(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.delenv(roots.ROOTS_ENV, raising=False)
+        at = open_dumps()
+        at.radio(key=keys.W_LANG).set_value("zh").run()
+        no_exception(at)
+        path = str(at.selectbox(key=keys.W_DUMP_PICK).value)
+        scored = score_dump(read_dump(path))
+        assert scored.retention is not None
+        assert f"保留了什么 — 丢失 {scored.retention.overall.lost} 项" in expander_labels(at)
+        assert "每个转储遗忘了什么" in expander_labels(at)
