@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from compressor.quality import score_replay
 from compressor.replay import recommend
 from compressor.window_parts import run_peaks
 from dashboard import charts, loading, report, tables
@@ -24,7 +25,7 @@ from dashboard.i18n import (
 )
 from dashboard.settings import TRIGGER_MAX, TRIGGER_MIN, with_outcome
 from dashboard.sources import safe_file_name
-from dashboard.state import conversations, keys, quality, replays, session
+from dashboard.state import conversations, keys, replays, session
 from dashboard.state.session import t
 
 language = session.language()
@@ -202,10 +203,8 @@ def sweep_csv() -> str:
     return tables.sweep_frame(swept).to_csv(index=False)
 
 
-kept = quality.replay_score(conversation, simulation)  # scored here: the download thread reads no session
-
-
 def report_html() -> str:
+    kept = score_replay(conversation, simulation)  # what each compaction kept; scored only when clicked
     return report.build_report(simulation, swept, recommendation, title=title, language=language, kept=kept)
 
 
