@@ -130,6 +130,30 @@ def costs_and_baselines() -> Result:
     return run_costs()
 
 
+@benchmark("fleet_build")
+def fleet_build() -> Result:
+    """A cold catalog build of 1,000 generated runs (~50 MB) vs raw tiktoken / cores (see bench_fleet.py)."""
+    from benchmarks.bench_fleet import run_build_and_sweep
+
+    return run_build_and_sweep()[0]
+
+
+@benchmark("fleet_sweep")
+def fleet_sweep() -> Result:
+    """A new 100-setting grid swept over that catalog vs the cold build (see bench_fleet.py)."""
+    from benchmarks.bench_fleet import run_build_and_sweep
+
+    return run_build_and_sweep()[1]
+
+
+@benchmark("fleet_memory")
+def fleet_memory() -> Result:
+    """Peak memory of building and sweeping 1,000 and 4,000 runs (see bench_fleet.py)."""
+    from benchmarks.bench_fleet import run_memory
+
+    return run_memory()
+
+
 @benchmark("dashboard_rerun")
 def dashboard_rerun() -> Result:
     """A Span & trigger page rerun after a slider change on a 5,000-message run (see bench_dashboard.py)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field, fields
+from functools import cache
 from typing import Any, Literal
 
 from ..replay import Outcome
@@ -27,17 +28,20 @@ DEFAULT_SUMMARY = "ratio:0.1"
 DEFAULT_HEADROOM = 0.1
 
 
+@cache
 def outcome_fields() -> tuple[str, ...]:
-    """The constructor fields of ``Outcome`` (a catalog written by another version is not read back)."""
+    """The constructor fields of ``Outcome``; part of every play key, so a catalog written by a version with
+    other fields is never read back."""
     return tuple(f.name for f in fields(Outcome))
 
 
 def outcome_json(outcome: Outcome) -> str:
-    return json.dumps({name: getattr(outcome, name) for name in outcome_fields()}, separators=(",", ":"))
+    """The outcome's fields as a JSON array, in ``outcome_fields()`` order."""
+    return json.dumps([getattr(outcome, name) for name in outcome_fields()], separators=(",", ":"))
 
 
 def outcome_from_json(text: str) -> Outcome:
-    return Outcome(**json.loads(text))
+    return Outcome(**dict(zip(outcome_fields(), json.loads(text), strict=True)))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -234,7 +234,8 @@ def play(
             counter=grid.counter,
             summary=grid.summary,
         )
-        by_key = {outcome.key: (outcome, swept.attempts_of(outcome)) for outcome in swept.outcomes}
+        # a sweep's attempts are in the order of its outcomes (``Sweep.attempts_of`` would search for each)
+        by_key = {o.key: (o, attempts) for o, attempts in zip(swept.outcomes, swept.attempts, strict=True)}
         outcomes = tuple(by_key[setting][0] for setting in settings)
         bills = tuple(bill(*by_key[setting], price) for setting in settings)
         untouched = next((o for o in swept.outcomes if untouched_outcome(o)), None)
