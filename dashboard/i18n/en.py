@@ -872,6 +872,7 @@ STRINGS.update(
         "quality.replay_line": "At message #{index}: {text}",
         "quality.report_title": "What each compaction kept",
         "quality.saved_unscored": "saved {saved}; {reason}",
+        "quality.list_separator": ", ",
         "quality.saved_kept": "saved {saved}, kept {kept}",
         "quality.open": "What it kept — {lost} lost",
         "quality.intro": (

@@ -75,7 +75,8 @@ def kept_items(scored: ScoredCompaction, language: str, categories: Iterable[str
         return reason_words(scored.reason, language)
     by_category = scored.retention.by_category
     parts = [kept_of(c, by_category[c], language) for c in categories if by_category[c].total]  # type: ignore[index]
-    return ", ".join(parts) if parts else translate(language, "quality.nothing_to_keep")
+    separator = translate(language, "quality.list_separator")
+    return separator.join(parts) if parts else translate(language, "quality.nothing_to_keep")
 
 
 def badge(scored: ScoredCompaction, language: str) -> str:

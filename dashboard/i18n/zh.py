@@ -762,6 +762,7 @@ STRINGS.update(
         "quality.replay_line": "第 {index} 条消息处：{text}",
         "quality.report_title": "每次压缩保留了什么",
         "quality.saved_unscored": "节省 {saved}；{reason}",
+        "quality.list_separator": "，",
         "quality.saved_kept": "节省 {saved}，保留 {kept}",
         "quality.open": "保留了什么 — 丢失 {lost} 项",
         "quality.intro": (
