@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from compressor.quality import score_dumps
-from tests.e2e.test_dashboard_e2e import assert_no_exception, go, open_app, wait_idle
+from tests.e2e.test_dashboard_e2e import assert_no_exception, go, open_app, screenshot, wait_idle
 
 SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "samples" / "openjiuwen-dumps"
 
@@ -66,3 +66,4 @@ class TestWhatItForgot:
         expect(panel.get_by_text("items lost in all: 1.", exact=False)).to_be_visible()
         grid = panel.locator('[data-testid="stDataFrame"]')
         expect(grid.locator('[role="gridcell"]', has_text="grep")).to_have_count(1)
+        screenshot(app, "dumps-kept")
