@@ -10,6 +10,7 @@ from .catalog import Catalog, CatalogError, default_root
 from .executors import EXECUTORS, DaskExecutor, Executor, InlineExecutor, ProcessExecutor, make_executor
 from .figures import HURT_LIMIT, OutcomeTable, nearest_rank, recommend_fleet, setting_figures
 from .inputs import SUFFIXES, Input, discover
+from .queries import ORDERS, RUN_COLUMNS, RunFilter, facets, runs_table
 from .sweeps import fleet_runs, run_fleet, sweep_fleet
 from .values import (
     DEFAULT_HEADROOM,
@@ -39,6 +40,8 @@ __all__ = [
     "DEFAULT_SUMMARY",
     "EXECUTORS",
     "HURT_LIMIT",
+    "ORDERS",
+    "RUN_COLUMNS",
     "SUFFIXES",
     "Broken",
     "BuildCounts",
@@ -59,6 +62,7 @@ __all__ = [
     "OutcomeTable",
     "ProcessExecutor",
     "Progress",
+    "RunFilter",
     "RunRow",
     "SettingFigures",
     "Spread",
@@ -66,12 +70,14 @@ __all__ = [
     "build_catalog",
     "default_root",
     "discover",
+    "facets",
     "fleet_runs",
     "make_executor",
     "nearest_rank",
     "process_file",
     "recommend_fleet",
     "run_fleet",
+    "runs_table",
     "setting_figures",
     "sweep_fleet",
     "sweep_kept",
