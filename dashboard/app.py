@@ -35,6 +35,7 @@ CONVERSATION_PAGES: tuple[PageSpec, ...] = (
 RUN_PAGES: tuple[PageSpec, ...] = (
     ("views/dumps.py", "nav.dumps", "dump-review"),
     ("views/tune.py", "nav.tune", "tune-settings"),
+    ("views/fleet.py", "nav.fleet", "fleet"),
     ("views/demo.py", "nav.demo", "demo-run"),
 )
 DEFAULT_PAGE = "views/span.py"

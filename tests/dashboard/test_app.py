@@ -20,6 +20,7 @@ class TestPages:
             "views/compact.py",
             "views/dumps.py",
             "views/tune.py",
+            "views/fleet.py",
             "views/demo.py",
         ]
         assert all((roots.PROJECT_DIR / "dashboard" / file).is_file() for file in files)
