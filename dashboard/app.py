@@ -15,6 +15,7 @@ if str(_PROJECT) not in sys.path:  # `streamlit run` puts only dashboard/ on the
 
 import streamlit as st  # noqa: E402
 
+from dashboard.layout import page_layout  # noqa: E402
 from dashboard.sidebar import sidebar  # noqa: E402
 from dashboard.state import conversations, session  # noqa: E402
 from dashboard.state.session import t  # noqa: E402
@@ -53,11 +54,14 @@ def main() -> None:
     st.set_page_config(page_title="compaction-lab", layout="wide")
     session.init_session()
     conversations.init_items()
+    page_layout()
     sidebar()
     navigation = st.navigation(
         {t("nav.group.conversation"): _pages(CONVERSATION_PAGES), t("nav.group.runs"): _pages(RUN_PAGES)}
     )
-    session.sync_query_params(session.settings())
+    current = session.settings()
+    session.remember(current)
+    session.sync_query_params(current)
     navigation.run()
 
 

@@ -23,6 +23,7 @@ BUILTIN_OPTIONS: dict[str, Any] = {
     "server.headless": True,
     "server.maxUploadSize": 200,
     "browser.gatherUsageStats": False,
+    "client.showErrorDetails": "type",
 }
 
 

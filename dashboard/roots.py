@@ -1,15 +1,21 @@
 """The folders the dashboard may read on the server, and the check that keeps every path inside one.
 
 Invariant: a path reaches the file system only through ``confine``: relative to a configured root, with
-no ``..`` part, and resolving (symlinks followed) to the root itself or somewhere below it.
+no ``..`` part, and resolving (symlinks followed) to the root itself or somewhere below it; a file is read only
+through ``read_file``: a regular file, opened without blocking (a FIFO never hangs a session), bounded.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import stat
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from compressor.dumps.files import MAX_READ_BYTES, UnreadableFile, read_regular
 
 #: Environment variable naming the roots, separated by ``os.pathsep``.
 ROOTS_ENV = "COMPACTION_LAB_ROOTS"
@@ -19,6 +25,8 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = Path(__file__).resolve().parent / "samples"
 DEFAULT_ROOTS: tuple[Path, ...] = (PROJECT_DIR / "dumps", SAMPLES_DIR)
 
+#: How a page names this server's temporary folder (the real path is never shown).
+TEMP_LABEL = "(temporary folder)"
 #: Files the Load page offers (a zip may hold many of them).
 CONVERSATION_SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj", ".zip")
 
@@ -95,6 +103,25 @@ def confine(root: Path, relative: str) -> Path:
     return target
 
 
+def read_file(root: Path, relative: str, *, limit: int = MAX_READ_BYTES) -> bytes:
+    """The bytes of a regular file inside ``root``: confined first, then opened without blocking and read only
+    if it is a regular file of at most ``limit`` bytes; OutsideRootError or UnreadableFile naming why not."""
+    path = confine(root, relative)
+    try:
+        return read_regular(path, limit=limit)
+    except UnreadableFile as error:
+        raise UnreadableFile(f"{relative}: {error}") from None
+
+
+def file_signature(root: Path, relative: str) -> tuple[int, int] | None:
+    """(mtime_ns, size) of a regular file inside ``root``, None when it is not one (gone, a FIFO, outside)."""
+    try:
+        info = confine(root, relative).stat()
+    except (OutsideRootError, OSError):
+        return None
+    return (info.st_mtime_ns, info.st_size) if stat.S_ISREG(info.st_mode) else None
+
+
 def _has_drive(text: str) -> bool:
     return len(text) >= 2 and text[1] == ":" and text[0].isalpha()
 
@@ -137,6 +164,32 @@ def list_folder(
     folders.sort(key=lambda entry: entry.name.lower())
     files.sort(key=lambda entry: entry.name.lower())
     return (folders + files)[:limit]
+
+
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~-])(?:/[^\s/'\"():,;]+)+/?")
+
+
+def without_server_paths(text: str, roots: Sequence[Path] | None = None) -> str:
+    """``text`` with no absolute path of the server in it: a path inside a root or the project as the page shows
+    it (``dumps/demo/x.json``), a temporary folder as ``(temporary folder)/…``, any other as ``…/name``."""
+    known: list[tuple[str, str]] = []
+    for root in (*(configured_roots() if roots is None else roots), SAMPLES_DIR, PROJECT_DIR):
+        for form in {str(root), str(root.resolve())}:
+            known.append((form.rstrip("/") + "/", root_label(root)))
+    temp = Path(tempfile.gettempdir())
+    for form in {str(temp), str(temp.resolve())}:
+        known.append((form.rstrip("/") + "/", TEMP_LABEL + "/"))
+    known.sort(key=lambda pair: len(pair[0]), reverse=True)  # the longest (innermost) prefix first
+
+    def shown(match: re.Match[str]) -> str:
+        path = match.group(0)
+        for prefix, label in known:
+            if path.startswith(prefix) or path + "/" == prefix:
+                return label + path[len(prefix) :]
+        name = path.rstrip("/").rsplit("/", 1)[-1]
+        return f"…/{name}"
+
+    return _ABSOLUTE_PATH.sub(shown, text)
 
 
 def root_label(root: Path) -> str:

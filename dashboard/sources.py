@@ -14,12 +14,16 @@ from pathlib import Path, PurePosixPath
 
 from compressor.dumps import DumpRecord
 from compressor.errors import CompressorError
-from compressor.messages import Conversation
+from compressor.image_tokens import is_image_part
+from compressor.messages import Conversation, Message
 
 #: Upload limit of the whole request and of a zip's total uncompressed size (matches server.maxUploadSize).
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
 #: Most members a zip may hold.
 MAX_ZIP_MEMBERS = 5000
+#: The most characters one message may hold here: more than any model's window, and a text this long would
+#: tie the server up tokenising it (a 190 MB message took 10 GB and minutes); the conversation is refused instead.
+MAX_MESSAGE_CHARS = 2_000_000
 #: Member suffixes read from a zip (nested archives are not opened).
 MEMBER_SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj")
 
@@ -33,6 +37,13 @@ class LoadedConversation:
     origin: str  # "sample", "upload" or "root"
     file: str
     conversation: Conversation = field(repr=False)
+    #: the configured root a "root" conversation was read from (``file`` is its path below that root)
+    root_index: int | None = None
+
+    @property
+    def followable(self) -> bool:
+        """True when the conversation is a file on the server that a page may follow as it grows."""
+        return self.origin == "root" and self.root_index is not None
 
     @property
     def source_format(self) -> str:
@@ -68,7 +79,41 @@ def parse_file(file: str, data: bytes) -> FileOutcome:
         return FileOutcome(file, error=one_line(error, file))
     except (ValueError, RecursionError, MemoryError) as error:  # a loader bug must not take the page down
         return FileOutcome(file, error=one_line(error, file))
+    for conversation in conversations:
+        problem = oversized_message(conversation)
+        if problem is not None:
+            return FileOutcome(file, error=f"{file}: {problem}")
     return FileOutcome(file, tuple(conversations))
+
+
+def message_chars(message: Message) -> int:
+    """The characters of a message that would be tokenised: its text parts and its tool calls (images are
+    priced by their size, never tokenised, so they do not count)."""
+    if isinstance(message.content, str):
+        size = len(message.content)
+    else:
+        size = sum(
+            len(part) if isinstance(part, str) else len(str(part.get("text") or ""))
+            for part in message.content
+            if isinstance(part, str) or not is_image_part(part)
+        )
+    for call in message.tool_calls or ():
+        size += len(call.name) + len(call.arguments)
+    return size
+
+
+def oversized_message(conversation: Conversation, limit: int = MAX_MESSAGE_CHARS) -> str | None:
+    """Why a conversation is refused before anything counts its tokens (a message over ``limit`` characters)."""
+    for where, messages in (("system message", conversation.system), ("message #", conversation.messages)):
+        for index, message in enumerate(messages):
+            size = message_chars(message)
+            if size > limit:
+                name = f"system message {index + 1}" if where == "system message" else f"message #{index}"
+                return (
+                    f"{name} holds {size:,} characters, over the {limit:,} one message may hold here "
+                    "(more than any model's window); split or trim it"
+                )
+    return None
 
 
 def expand_zip(
@@ -166,7 +211,9 @@ def _split(errors: Iterable[str]) -> list[tuple[str, str]]:
     return [(message.split(": ", 1)[0], message) for message in errors]
 
 
-def loaded_items(origin: str, outcomes: Sequence[FileOutcome]) -> list[LoadedConversation]:
+def loaded_items(
+    origin: str, outcomes: Sequence[FileOutcome], *, root_index: int | None = None
+) -> list[LoadedConversation]:
     """A LoadedConversation per conversation; several in one file are labelled by their names."""
     items: list[LoadedConversation] = []
     for outcome in outcomes:
@@ -181,13 +228,10 @@ def loaded_items(origin: str, outcomes: Sequence[FileOutcome]) -> list[LoadedCon
                     origin=origin,
                     file=outcome.file,
                     conversation=conversation,
+                    root_index=root_index,
                 )
             )
     return items
-
-
-#: What an uploaded dump file may be called once saved: a dump JSON or a debug log.
-DUMP_SUFFIXES: tuple[str, ...] = (".json", ".jsonl")
 
 
 def safe_file_name(name: str) -> str:
@@ -195,26 +239,6 @@ def safe_file_name(name: str) -> str:
     base = PurePosixPath(name.replace("\\", "/")).name
     cleaned = "".join(char if char.isalnum() or char in "._-" else "-" for char in base).lstrip(".")
     return cleaned or "upload.json"
-
-
-def save_uploaded_dumps(folder: Path, files: Sequence[tuple[str, bytes]]) -> list[str]:
-    """Write uploaded dumps (and debug logs, also from zips) into ``folder``; one error line per refused file."""
-    problems: list[str] = []
-    for name, data in files:
-        if name.lower().endswith(".zip") or data[:4] == b"PK\x03\x04":
-            members, errors = expand_zip(name, data, suffixes=DUMP_SUFFIXES)
-            problems.extend(errors)
-        else:
-            members = [(name, data)]
-        for member, body in members:
-            if not member.lower().endswith(DUMP_SUFFIXES):
-                problems.append(f"{member}: skipped, not a .json dump or a .jsonl debug log")
-                continue
-            if len(body) > MAX_TOTAL_BYTES:
-                problems.append(f"{member}: is over the {_megabytes(MAX_TOTAL_BYTES)} limit")
-                continue
-            (folder / safe_file_name(member)).write_bytes(body)
-    return problems
 
 
 def dump_conversation(record: DumpRecord) -> Conversation:

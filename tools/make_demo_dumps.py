@@ -30,7 +30,9 @@ from compressor.messages import Message, ToolDef  # noqa: E402
 
 DEMO = ROOT / "dashboard" / "samples" / "demo-conversation.json"
 OUT = ROOT / "dumps" / "demo"
-SETTINGS = CurrentRoundCompressorConfig(trigger_context_ratio=0.5, min_target_context_ratio=0.1, keep_recent_messages=3)
+SETTINGS = CurrentRoundCompressorConfig(
+    trigger_context_ratio=0.5, min_target_context_ratio=0.1, keep_recent_messages=3
+)
 CONTEXT_MAX = 12_000
 
 
@@ -47,16 +49,23 @@ class RateLimitedOnce:
     async def complete(self, messages: Sequence[Message], tools: Sequence[ToolDef]) -> ModelReply:
         self.calls += 1
         if self.calls == self.fail_on_call:
-            raise BackendError("HTTP 429 from the endpoint: rate limit reached", kind=ErrorKind.RATE_LIMIT,
-                               status_code=429)
+            raise BackendError(
+                "HTTP 429 from the endpoint: rate limit reached", kind=ErrorKind.RATE_LIMIT, status_code=429
+            )
         return await self.inner.complete(messages, tools)
 
 
 async def replay() -> list[str]:
     run = load_conversation(DEMO)
     backend = RateLimitedOnce(fail_on_call=2)
-    compressor = CurrentRoundCompressor(SETTINGS, backend, context_max=CONTEXT_MAX, dump_dir=str(OUT),
-                                        session_id="demo-session", context_id="timekit-fix")
+    compressor = CurrentRoundCompressor(
+        SETTINGS,
+        backend,
+        context_max=CONTEXT_MAX,
+        dump_dir=str(OUT),
+        session_id="demo-session",
+        context_id="timekit-fix",
+    )
     context: list[Message] = []
     written = []
     for message in run.messages:

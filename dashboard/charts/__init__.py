@@ -8,7 +8,7 @@ from .dumps import before_vs_after, over_time, reduction_histogram
 from .run import HEATMAPS, OutcomeText, context_figure, heatmap_figure, mark_step, tradeoff_figure
 from .span import MAX_BARS, SEGMENT_ORDER, Bar, group_bars, span_bars
 from .style import HEAT_SCALE, PALETTE, PART_COLOURS
-from .window import before_after, window_gauge
+from .window import before_after, label_rows, window_bar
 
 __all__ = [
     "HEATMAPS",
@@ -24,10 +24,11 @@ __all__ = [
     "context_figure",
     "group_bars",
     "heatmap_figure",
+    "label_rows",
     "mark_step",
     "over_time",
     "reduction_histogram",
     "span_bars",
     "tradeoff_figure",
-    "window_gauge",
+    "window_bar",
 ]

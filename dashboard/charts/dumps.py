@@ -1,5 +1,5 @@
 """The Dump review page's figures over a folder of dumps (``tables.dump_frame``): how much each saved,
-before against after, and both over time.
+before against after, and both over time (or in order, when the dumps were written in one batch).
 
 Invariant: every point is a row of the frame it is given, labelled from ``labels``.
 """
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 import pandas as pd
 import plotly.graph_objects as go
 
-from .style import PALETTE
+from .style import PALETTE, count_axis
 
 
 def reduction_histogram(frame: pd.DataFrame, *, labels: Mapping[str, str]) -> go.Figure:
@@ -28,10 +28,15 @@ def reduction_histogram(frame: pd.DataFrame, *, labels: Mapping[str, str]) -> go
         height=280,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
         xaxis={"range": [0, 1], "tickformat": ".0%", "title": labels["reduction_ratio"]},
-        yaxis_title=labels["dumps"],
+        yaxis={"title": labels["dumps"], **count_axis(_tallest_bin(frame))},
         bargap=0.05,
     )
     return fig
+
+
+def _tallest_bin(frame: pd.DataFrame) -> int:
+    ratios = frame["reduction_ratio"].dropna().astype(float).clip(0.0, 0.9999)
+    return int((ratios // 0.05).value_counts().max()) if len(ratios) else 1
 
 
 def before_vs_after(frame: pd.DataFrame, *, labels: Mapping[str, str]) -> go.Figure:
@@ -68,26 +73,34 @@ def before_vs_after(frame: pd.DataFrame, *, labels: Mapping[str, str]) -> go.Fig
     return fig
 
 
-def over_time(frame: pd.DataFrame, *, labels: Mapping[str, str]) -> go.Figure:
-    """Tokens before and after each compaction, in time order."""
-    ordered = frame.sort_values("time", kind="stable")
+def over_time(frame: pd.DataFrame, *, labels: Mapping[str, str], axis: str = "time") -> go.Figure:
+    """Tokens before and after each compaction in time order: by time, or by the dumps' order (``axis`` is
+    ``tables.time_axis``: "sequence" when dumps written in one batch would all sit on one instant)."""
+    ordered = frame.sort_values("sequence", kind="stable")
+    x = ordered["time"].tolist() if axis == "time" else ordered["sequence"].tolist()
     fig = go.Figure()
     for column in ("tokens_before", "tokens_after"):
         fig.add_trace(
             go.Scatter(
-                x=ordered["time"].tolist(),
+                x=x,
                 y=ordered[column].astype(float).tolist(),
                 mode="lines+markers",
                 name=labels[column],
                 line={"color": PALETTE[column]},
+                customdata=ordered["file"].tolist(),
+                hovertemplate="%{customdata}: %{y:,}<extra>" + labels[column] + "</extra>",
                 meta=column,
             )
         )
+    xaxis: dict[str, object] = {"title": labels["time"] if axis == "time" else labels["sequence"]}
+    if axis != "time":
+        xaxis.update(count_axis(len(ordered)))
+        xaxis["rangemode"] = "tozero"
     fig.update_layout(
         height=280,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
         legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
-        xaxis_title=labels["time"],
-        yaxis_title=labels["tokens"],
+        xaxis=xaxis,
+        yaxis={"title": labels["tokens"], "rangemode": "nonnegative"},
     )
     return fig

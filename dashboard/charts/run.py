@@ -75,7 +75,7 @@ def context_figure(
     fig.update_layout(
         title=labels["context_title"],
         xaxis_title=labels["context_x"],
-        yaxis_title=labels["tokens"],
+        yaxis={"title": labels["tokens"], "rangemode": "nonnegative"},
         hovermode="x unified",
         legend={"orientation": "h", "y": -0.2},
         margin={"t": 50, "l": 60, "r": 20, "b": 40},
@@ -90,9 +90,10 @@ def heatmap_figure(
     grid = sweep.grid(metric, min_target)
     percent = metric == "peak_utilisation"
     text = [
-        ["–" if value is None else (f"{value:.0%}" if percent else f"{value:,}") for value in row]
+        ["–" if value is None else (f"{value:.1%}" if percent else f"{value:,}") for value in row]
         for row in grid
     ]
+    values = [value for row in grid for value in row if value is not None]
     fig = go.Figure(
         go.Heatmap(
             z=grid,
@@ -101,6 +102,10 @@ def heatmap_figure(
             text=text,
             texttemplate="%{text}",
             colorscale=HEAT_SCALE,
+            # counts and shares are never negative: the scale starts at 0, also when every cell is 0
+            zmin=0,
+            zmax=max([*values, 1.0 if percent else 1]),
+            colorbar={"tickformat": ".0%" if percent else ",d"},
             hovertemplate=labels["hover.heat"] + "<extra></extra>",
             meta=metric,
         )

@@ -1,8 +1,8 @@
-"""The window against its limits (Span & trigger, Demo) and one compaction's before and after (Live
-compaction, Dump review's re-run, Demo).
+"""The window part by part against its limits (Span & trigger, Live compaction, Demo) and one compaction's
+before and after (Live compaction, Dump review's re-run, Demo).
 
-Invariant: the figures draw the numbers they are given, labelled from ``labels``; the window bar is the
-threshold's red exactly when the trigger fires, so the picture agrees with the decision.
+Invariant: the figures draw the numbers they are given, labelled from ``labels``; the window bar's parts are the
+breakdown's own, and no two mark labels are drawn on the same row when they would touch.
 """
 
 from __future__ import annotations
@@ -11,86 +11,94 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from .style import PALETTE, PART_COLOURS
+from compressor.window_parts import WindowBreakdown
+
+from .style import PALETTE, PART_COLOURS, WINDOW_PART_COLOURS
+
+#: Two mark labels closer than this share of the axis go on different rows above the bar.
+LABEL_GAP = 0.3
+#: The height of one row of mark labels, as a share of the plot's height.
+LABEL_ROW = 0.3
 
 
-def window_gauge(
-    *,
-    total_tokens: int,
-    context_max: int,
-    threshold: int,
-    span_tokens: int,
-    min_target_tokens: int,
-    hit: bool,
-    labels: Mapping[str, str],
-) -> go.Figure:
-    """Two bars against ``context_max``: the window total with the threshold line, the span with the minimum."""
-    rows = [labels["window"], labels["span"]]
-    fig = go.Figure(
-        go.Bar(
-            orientation="h",
-            x=[total_tokens, span_tokens],
-            y=rows,
-            marker_color=[PALETTE["threshold_reached"] if hit else PALETTE["window"], PALETTE["compress"]],
-            text=[f"{total_tokens:,}", f"{span_tokens:,}"],
-            textposition="inside",
-            insidetextanchor="end",
-            hovertemplate="%{y}: %{x:,}<extra></extra>",
-            showlegend=False,
+def label_rows(positions: Sequence[float], upper: float, gap: float = LABEL_GAP) -> list[int]:
+    """A row (0 = nearest the bar) for each label at ``positions`` on an axis ending at ``upper``: two labels
+    closer than ``gap`` of the axis never share a row, so no label is drawn over another."""
+    order = sorted(range(len(positions)), key=lambda i: positions[i])
+    rows = [0] * len(positions)
+    last: list[float] = []  # the rightmost position placed on each row
+    for i in order:
+        x = positions[i]
+        row = next((r for r, end in enumerate(last) if x - end >= gap * upper), len(last))
+        if row == len(last):
+            last.append(x)
+        else:
+            last[row] = x
+        rows[i] = row
+    return rows
+
+
+def window_bar(breakdown: WindowBreakdown, *, labels: Mapping[str, str]) -> go.Figure:
+    """One stacked bar of the window total by part (``compressor.window_parts``) and the free capacity, with
+    marks for the trigger threshold, the minimum span (measured from where the span starts) and the capacity."""
+    parts: list[tuple[str, int]] = [(code, tokens) for code, tokens in breakdown.parts if tokens > 0]
+    parts.append(("free", breakdown.free_tokens))
+    fig = go.Figure()
+    for code, tokens in parts:
+        fig.add_trace(
+            go.Bar(
+                name=labels[f"part.{code}"],
+                orientation="h",
+                x=[tokens],
+                y=[labels["window"]],
+                marker_color=WINDOW_PART_COLOURS[code],
+                hovertemplate=labels[f"part.{code}"] + ": %{x:,}<extra></extra>",
+                meta=code,
+            )
         )
+    span_start = 0
+    for code, tokens in parts:
+        if code == "span":
+            break
+        if code in ("system", "tools", "hidden", "prefix"):
+            span_start += tokens
+    marks = (
+        ("threshold", breakdown.threshold, breakdown.threshold, "dash"),
+        ("min_target", span_start + breakdown.min_span, breakdown.min_span, "dot"),
+        ("context_max", breakdown.capacity, breakdown.capacity, "solid"),
     )
-    for key, value, row, dash in (
-        ("threshold", threshold, 0, "dash"),
-        ("min_target", min_target_tokens, 1, "dot"),
-    ):
+    upper = max(breakdown.capacity, breakdown.total_tokens, breakdown.threshold) * 1.02
+    rows = label_rows([float(x) for _, x, _, _ in marks], upper)
+    for (key, x, value, dash), row in zip(marks, rows, strict=True):
         fig.add_shape(
             type="line",
-            x0=value,
-            x1=value,
-            y0=row - 0.5,
-            y1=row + 0.5,
-            line={"color": PALETTE[key], "width": 3, "dash": dash},
+            x0=x,
+            x1=x,
+            y0=-0.5,
+            y1=0.5,
+            line={"color": PALETTE[key], "width": 3 if key == "threshold" else 2, "dash": dash},
             name=key,
         )
-    fig.add_shape(
-        type="line",
-        x0=context_max,
-        x1=context_max,
-        y0=-0.5,
-        y1=1.5,
-        line={"color": PALETTE["context_max"], "width": 2},
-        name="context_max",
-    )
-    # Labels never sit on a bar's number: threshold and context_max above the plot, the minimum beside its line.
-    for key, value in (("threshold", threshold), ("context_max", context_max)):
         fig.add_annotation(
-            x=value,
-            y=1.0,
+            x=x,
+            y=1.0 + row * LABEL_ROW,
             yref="paper",
             yanchor="bottom",
+            xanchor="right" if x > 0.85 * upper else "left" if x < 0.15 * upper else "center",
             text=f"{labels[key]} {value:,}",
             showarrow=False,
             font={"color": PALETTE[key]},
             name=key,
         )
-    fig.add_annotation(
-        x=min_target_tokens,
-        y=rows[1],
-        xanchor="left",
-        xshift=6,
-        text=f"{labels['min_target']} {min_target_tokens:,}",
-        showarrow=False,
-        font={"color": PALETTE["min_target"]},
-        bgcolor="rgba(255,255,255,0.85)",
-        name="min_target",
-    )
-    upper = max(context_max, total_tokens, span_tokens, threshold) * 1.08
     fig.update_layout(
-        height=260,
-        margin={"l": 10, "r": 10, "t": 40, "b": 40},
-        xaxis={"range": [0, upper], "title": labels["tokens"]},
-        yaxis={"autorange": "reversed"},
-        bargap=0.35,
+        barmode="stack",
+        height=170 + 26 * max(rows),
+        margin={"l": 10, "r": 10, "t": 36 + 26 * max(rows), "b": 10},
+        # No axis title: it would sit on the legend; the ticks are tokens and the caption below says so.
+        xaxis={"range": [0, upper], "rangemode": "nonnegative", "ticksuffix": ""},
+        yaxis={"showticklabels": False},
+        legend={"orientation": "h", "y": -0.3, "yanchor": "top", "x": 0, "traceorder": "normal"},
+        bargap=0.3,
     )
     return fig
 

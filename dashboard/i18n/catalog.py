@@ -42,6 +42,7 @@ CHART_KEYS: tuple[str, ...] = (
     "tokens_before",
     "tokens_after",
     "time",
+    "sequence",
     "uncompacted",
     "read",
     "sent",
@@ -111,6 +112,7 @@ COLUMN_KEYS: tuple[str, ...] = (
 COMPACTION_HEADERS: dict[str, str] = {
     "message": "tune.col.message",
     "outcome": "tune.col.outcome",
+    "window": "term.window_total",
     "span": "metric.span_counts",
     "compress": "tune.col.compress",
     "before": "metric.tokens_before",
@@ -121,6 +123,32 @@ COMPACTION_HEADERS: dict[str, str] = {
     "calls": "metric.calls",
     "files": "tune.col.files",
 }
+#: Every part a window breakdown may show (``part.<key>``), in drawing order, then the free space.
+PART_KEYS: tuple[str, ...] = (
+    "system",
+    "tools",
+    "hidden",
+    "prefix",
+    "span",
+    "tail",
+    "unanchored",
+    "rest",
+    "drift",
+    "free",
+)
+#: The nouns counted in words (``count.<noun>.one`` / ``.other``).
+COUNT_NOUNS: tuple[str, ...] = (
+    "call",
+    "compaction",
+    "conversation",
+    "dump",
+    "file",
+    "folder",
+    "message",
+    "record",
+    "secret",
+    "setting",
+)
 #: The notes a message table writes beside a message (``note.<key>``).
 NOTE_KEYS: tuple[str, ...] = ("last_user", "internal")
 
@@ -130,6 +158,16 @@ def translate(language: str, key: str, **fmt: Any) -> str:
     table = STRINGS.get(language, EN)
     text = table.get(key) or EN.get(key) or key
     return text.format(**fmt) if fmt else text
+
+
+def counted(n: int, noun: str, language: str) -> str:
+    """``n`` and its noun, singular for one (``count.<noun>.one``) and plural otherwise: "1 dump", "3 dumps"."""
+    return translate(language, f"count.{noun}.{'one' if n == 1 else 'other'}", n=n)
+
+
+def percent(share: float) -> str:
+    """A share as every page, table, chart and report writes it: one decimal place ("6.7%")."""
+    return f"{share:.1%}"
 
 
 def known(key: str) -> bool:
@@ -164,8 +202,14 @@ def note_names(language: str) -> dict[str, str]:
     return {key: translate(language, f"note.{key}") for key in NOTE_KEYS}
 
 
+def part_names(language: str) -> dict[str, str]:
+    """The parts of a window breakdown, by part code."""
+    return {key: translate(language, f"part.{key}") for key in PART_KEYS}
+
+
 def chart_labels(language: str) -> dict[str, str]:
-    """Every label a chart draws, in one language (segments included)."""
+    """Every label a chart draws, in one language (segments and window parts, as ``part.<code>``, included)."""
     labels = {key: translate(language, f"chart.{key}") for key in CHART_KEYS}
     labels.update(segment_names(language))
+    labels.update({f"part.{key}": name for key, name in part_names(language).items()})
     return labels

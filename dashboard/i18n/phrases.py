@@ -15,9 +15,11 @@ from compressor.compaction_result import CompactionResult
 from compressor.dumps import DumpRecord
 from compressor.replay import CompactionEvent, Outcome, Recommendation, Simulation, Step
 from compressor.trigger import Decision
+from compressor.window_parts import RunPeaks
 from compressor.windows import Capacity
 
-from .catalog import known, translate
+from .catalog import counted, known, percent, translate
+from .terms import term_help
 
 #: Kinds of secret (``compressor.secrets``) with words of their own; another kind is shown as itself.
 SECRET_KINDS: tuple[str, ...] = (
@@ -63,8 +65,24 @@ def reason_text(reason: str, language: str) -> str:
     return translate(language, key) if known(key) else reason
 
 
+def failure_cause(result: CompactionResult, language: str) -> str:
+    """Why a compaction failed: openJiuwen's class of the failure in words, or, when it has none (a refused
+    connection, a reply that is not JSON), the first line of what the endpoint or the client said."""
+    if result.reason in ("unknown", "") and result.error:
+        return " ".join(result.error.split()).rstrip(".")
+    return reason_text(result.reason, language)
+
+
 def status_text(result: CompactionResult, language: str) -> str:
-    """A compaction result in one sentence (English is the result's own ``status_text``)."""
+    """A compaction result in one sentence (English is the result's own ``status_text``, but for a failure,
+    whose headline is its classified cause)."""
+    if result.status == "failed":
+        return translate(
+            language,
+            "status_text.failed",
+            calls=counted(result.calls, "call", language),
+            reason=failure_cause(result, language),
+        )
     if language == "en":
         return result.status_text
     return translate(
@@ -184,24 +202,30 @@ def result_stats(result: CompactionResult, language: str) -> list[Stat]:
     """A compaction's five headline numbers."""
     say = partial(translate, language)
     return [
-        Stat(label=say("metric.tokens_before"), value=f"{result.tokens_before:,}"),
+        Stat(
+            label=say("metric.tokens_before"),
+            value=f"{result.tokens_before:,}",
+            help=term_help("context_tokens", language),
+        ),
         Stat(
             label=say("metric.tokens_after"),
             value=f"{result.tokens_after:,}",
             delta=f"{-result.saved_tokens:,}" if result.saved_tokens else None,
+            help=term_help("context_tokens", language),
         ),
-        Stat(label=say("metric.saved"), value=f"{result.reduction_ratio:.1%}", help=say("metric.saved_help")),
+        Stat(label=say("metric.saved"), value=percent(result.reduction_ratio), help=say("metric.saved_help")),
         Stat(
             label=say("metric.request_tokens"),
             value=f"{result.request_tokens:,}",
             help=say("metric.request_help"),
         ),
-        Stat(label=say("metric.calls"), value=f"{result.calls}", help=result.backend_label),
+        Stat(label=say("metric.calls"), value=f"{result.calls:,}", help=result.backend_label),
     ]
 
 
-def outcome_stats(outcome: Outcome, language: str) -> list[Stat]:
-    """A setting's six key numbers over a replayed run."""
+def outcome_stats(outcome: Outcome, peaks: RunPeaks, language: str) -> list[Stat]:
+    """A setting's six key numbers over a replayed run; the peak is the window the trigger read (``peaks``), the
+    same quantity as the threshold."""
     say = partial(translate, language)
     saved = outcome.agent_input_tokens_saved
     return [
@@ -217,13 +241,23 @@ def outcome_stats(outcome: Outcome, language: str) -> list[Stat]:
         ),
         Stat(
             label=say("tune.metric.peak"),
-            value=f"{outcome.peak_utilisation:.1%}",
-            help=say("tune.metric.peak_help", peak=outcome.peak_tokens, context_max=outcome.context_max),
+            value=percent(peaks.read_share),
+            help=say(
+                "tune.metric.peak_help",
+                index=peaks.read_index if peaks.read_index is not None else 0,
+                peak=peaks.read_tokens,
+                context_max=peaks.capacity,
+                threshold=peaks.threshold,
+                sent=peaks.sent_tokens,
+                sent_share=percent(peaks.sent_share),
+            ),
         ),
         Stat(
             label=say("tune.metric.compaction_input"),
             value=f"{outcome.compaction_input_tokens:,}",
-            help=say("tune.metric.compaction_input_help", calls=outcome.compaction_calls),
+            help=say(
+                "tune.metric.compaction_input_help", calls=counted(outcome.compaction_calls, "call", language)
+            ),
         ),
         Stat(
             label=say("tune.metric.agent_input"),
@@ -244,8 +278,10 @@ def dump_stats(record: DumpRecord, language: str) -> list[Stat]:
     return [
         Stat(label=say("metric.tokens_before"), value=f"{record.tokens_before:,}"),
         Stat(label=say("metric.tokens_after"), value=f"{record.tokens_after:,}"),
-        Stat(label=say("metric.saved"), value=f"{record.reduction_ratio:.1%}"),
-        Stat(label=say("metric.context_max"), value=f"{record.context_max:,}"),
+        Stat(label=say("metric.saved"), value=percent(record.reduction_ratio)),
+        Stat(
+            label=say("term.capacity"), value=f"{record.context_max:,}", help=term_help("capacity", language)
+        ),
         Stat(
             label=say("metric.span_counts"),
             value=f"{record.prefix_count} / {record.compress_count} / {record.tail_count}",

@@ -8,17 +8,20 @@ files on the server) so a settings change re-analyses the same object and never 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from compressor.analysis import Analysis, analyze
+from compressor.dumps.files import UnreadableFile
+from compressor.messages import Conversation, Message
 from compressor.secrets import Finding, find_secrets_in_messages
 
 from .. import roots
 from ..settings import Settings
-from ..sources import FileOutcome, LoadedConversation, loaded_items, parse_upload, parse_uploads
+from ..sources import FileOutcome, LoadedConversation, loaded_items, one_line, parse_upload, parse_uploads
 from . import keys, live
 
 #: The bundled run every session opens with.
@@ -95,8 +98,8 @@ def new_uploads(files: Sequence[UploadedFile], seen_key: str = keys.K_SEEN_UPLOA
     return fresh
 
 
-def _keep(origin: str, outcomes: Sequence[FileOutcome]) -> None:
-    add_items(loaded_items(origin, outcomes), select=True)
+def _keep(origin: str, outcomes: Sequence[FileOutcome], *, root_index: int | None = None) -> None:
+    add_items(loaded_items(origin, outcomes, root_index=root_index), select=True)
     set_load_report(outcomes)
 
 
@@ -120,9 +123,9 @@ def on_open_root_file(root_index: int, relative: str) -> None:
     configured = roots.configured_roots()
     try:
         outcomes = load_root_file(configured[root_index], relative)
-    except (IndexError, roots.OutsideRootError, OSError) as error:
-        outcomes = [FileOutcome(relative, error=f"{relative}: {error}")]
-    _keep("root", outcomes)
+    except (IndexError, roots.OutsideRootError, UnreadableFile, OSError) as error:
+        outcomes = [FileOutcome(relative, error=one_line(error, relative))]
+    _keep("root", outcomes, root_index=root_index)
 
 
 # -- what every run computes from the conversation on show -------------------------------------------
@@ -172,20 +175,72 @@ def sample_files() -> list[str]:
 
 
 def load_sample(name: str) -> list[FileOutcome]:
-    path = roots.confine(roots.SAMPLES_DIR, name)
-    stat = path.stat()
-    return list(_load_server_file(str(path), name, stat.st_mtime_ns, stat.st_size))
+    return load_root_file(roots.SAMPLES_DIR, name)
 
 
 def load_root_file(root: Path, relative: str) -> list[FileOutcome]:
-    """A file under a root (confined), parsed once per version of the file."""
-    path = roots.confine(root, relative)
-    stat = path.stat()
-    return list(_load_server_file(str(path), relative, stat.st_mtime_ns, stat.st_size))
+    """A regular file under a root (confined), parsed once per version of the file; OutsideRootError,
+    UnreadableFile or OSError naming the file when it cannot be read."""
+    signature = roots.file_signature(root, relative)
+    if signature is None:
+        roots.read_file(root, relative)  # raises, naming why the file cannot be read
+        raise UnreadableFile(f"{relative}: cannot be read")
+    return list(_load_server_file(str(root), relative, *signature))
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _load_server_file(path: str, label: str, mtime_ns: int, size: int) -> tuple[FileOutcome, ...]:
+def _load_server_file(root: str, relative: str, mtime_ns: int, size: int) -> tuple[FileOutcome, ...]:
     # Frozen conversations are shared between sessions, so their token profiles are too.
     del mtime_ns, size  # part of the cache key only
-    return tuple(parse_upload(label, Path(path).read_bytes()))
+    return tuple(parse_upload(relative, roots.read_file(Path(root), relative)))
+
+
+# -- following a file that is still being written ----------------------------------------------------
+
+
+def refresh_item(key: str) -> bool:
+    """Read a followed conversation's file again if it changed; True when the session now holds a newer
+    version. Messages already read are kept as the same objects (their token counts with them), so only what
+    was appended is tokenised; a torn last line is left for the next poll by the loader."""
+    item = items().get(key)
+    if item is None or not item.followable or item.root_index is None:
+        return False
+    configured = roots.configured_roots()
+    if item.root_index >= len(configured):
+        return False
+    root = configured[item.root_index]
+    signature = roots.file_signature(root, item.file)
+    store: dict[str, object] = st.session_state.setdefault(keys.K_FOLLOW_SEEN, {})
+    if signature is None or store.get(key) == signature:
+        return False
+    store[key] = signature
+    try:
+        outcomes = parse_upload(item.file, roots.read_file(root, item.file))
+    except (roots.OutsideRootError, UnreadableFile, OSError):
+        return False
+    number = int(key.rsplit("#", 1)[-1]) if "#" in key else 0
+    fresh = [c for outcome in outcomes for c in outcome.conversations]
+    if number >= len(fresh):
+        return False
+    grown = continued(item.conversation, fresh[number])
+    if grown == item.conversation:
+        return False
+    st.session_state[keys.K_ITEMS][key] = replace(item, conversation=grown)
+    return True
+
+
+def _reuse(old: Sequence[Message], new: Sequence[Message]) -> list[Message]:
+    kept: list[Message] = []
+    for before, after in zip(old, new, strict=False):
+        if before != after:
+            break
+        kept.append(before)
+    return [*kept, *new[len(kept) :]]
+
+
+def continued(old: Conversation, new: Conversation) -> Conversation:
+    """``new`` with the messages it shares with ``old`` (an unchanged start) taken from ``old``: the same objects,
+    so their token counts are reused."""
+    return new.model_copy(
+        update={"system": _reuse(old.system, new.system), "messages": _reuse(old.messages, new.messages)}
+    )

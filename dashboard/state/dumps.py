@@ -7,7 +7,6 @@ mtime and size (shared by all sessions), while a folder's walk is fresh on every
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,9 +17,8 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from compressor.dumps import DumpIndex, DumpIndexCache, DumpRecord, index_dumps, read_dump
 from compressor.dumps.reader import DumpSpan
 
-from .. import roots
-from ..sources import save_uploaded_dumps
-from . import conversations, keys
+from .. import dump_uploads, roots
+from . import conversations, keys, scratch
 
 #: Where the demo dump session lives (produced by our own compressor); the Dump review page opens it first.
 DEMO_DUMP_FOLDER = "demo"
@@ -97,33 +95,29 @@ def review_folder(configured: Sequence[Path]) -> ReviewFolder | None:
 # -- this session's private folders ----------------------------------------------------------------
 
 
-def session_temp_dir(key: str, prefix: str) -> Path:
-    """A private folder for this session (uploaded dumps, live-run dumps), made on first use."""
-    found = st.session_state.get(key)
-    if isinstance(found, str) and Path(found).is_dir():
-        return Path(found)
-    made = tempfile.mkdtemp(prefix=prefix)
-    st.session_state[key] = made
-    return Path(made)
-
-
 def dump_upload_dir() -> Path:
-    """This session's private folder of uploaded dumps."""
-    return session_temp_dir(keys.K_DUMP_UPLOAD_DIR, "compaction-lab-dumps-")
+    """This session's private folder of uploaded dumps (removed when the session ends)."""
+    return scratch.session_subfolder("uploads")
 
 
-def receive_dump_uploads(files: Sequence[UploadedFile]) -> tuple[Path, list[str]]:
-    """Save the dumps uploaded since the last run into this session's folder: the folder, one line per refused file."""
-    folder = dump_upload_dir()
+def receive_dump_uploads(files: Sequence[UploadedFile]) -> tuple[Path, dump_uploads.Saved]:
+    """Save the dumps uploaded since the last run into this session's folder: the folder to review, and what
+    was refused or set apart."""
+    base = dump_upload_dir()
+    if not dump_uploads.review_folder(
+        base
+    ).is_dir():  # a new folder (first upload, or after a reconnect): save them all
+        st.session_state.pop(keys.K_DUMP_SEEN_UPLOADS, None)
     fresh = conversations.new_uploads(files, keys.K_DUMP_SEEN_UPLOADS)
-    return folder, save_uploaded_dumps(folder, [(upload.name, upload.getvalue()) for upload in fresh])
+    saved = dump_uploads.save_uploads(base, [(upload.name, upload.getvalue()) for upload in fresh])
+    return dump_uploads.review_folder(base), saved
 
 
 def live_dump_dir(keep: bool) -> Path:
     """Where the Live page writes its dump: dumps/dashboard/ when kept, else a private temporary folder."""
     if keep:
         return roots.PROJECT_DIR / "dumps" / LIVE_DUMP_SUBFOLDER
-    return session_temp_dir(keys.K_LIVE_DUMP_DIR, "compaction-lab-live-")
+    return scratch.session_subfolder("live")
 
 
 # -- parsed dumps, cached ----------------------------------------------------------------------------

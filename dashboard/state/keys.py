@@ -75,6 +75,7 @@ LANGUAGE_SENSITIVE: tuple[str, ...] = (
 
 # -- plain session values ---------------------------------------------------------------------------
 K_SEEDED = "settings_seeded"  # the settings were read from the URL once
+K_SETTINGS = "last_settings"  # the Settings shown last: restores a widget value Streamlit dropped
 K_ITEMS = "loaded_items"  # dict[str, LoadedConversation], in load order
 K_PENDING_SELECT = "pending_selection"  # the conversation to select on the next run
 K_LOAD_REPORT = "load_report"  # list[FileOutcome] of the last load action
@@ -90,6 +91,7 @@ K_LIVE_REPLAY = (
     "live_replay"  # (signature, conversation, Simulation) of the last replay that called a backend
 )
 K_DEMO_PLAYING = "demo_playing"
+K_VIEWS = "views"  # (what, conversation id, span, …) -> a figure or table a rerun reuses
 K_FOLLOW_SEEN = "follow_seen"  # item key or folder -> the signature of the version on show
 K_FLEET_JOB = "fleet_job"  # state.fleet.FleetJob: the session's fleet build (thread, progress, Fleet)
 K_FLEET_UPLOAD_DIR = "fleet_upload_dir"  # the folder the last uploaded zip of runs was unpacked into

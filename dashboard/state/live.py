@@ -1,8 +1,9 @@
 """The backend the Live compaction page configures, one compaction run with it, and the last results of
 the Live page and of Dump review's re-run.
 
-Invariant: the API key lives only in the session (or the server's ``API_KEY``) and reaches nothing but the
-backend; a stored result carries the signature of what produced it, so a page can tell when it is stale.
+Invariant: a typed API key lives only in the session and reaches nothing but the endpoint typed with it; the
+server's ``API_KEY`` reaches only the server's own ``API_BASE``; a stored result carries the signature of what
+produced it, so a page can tell when it is stale.
 """
 
 from __future__ import annotations
@@ -30,17 +31,41 @@ Signature = tuple[object, ...]
 SESSION_ID = "dashboard"
 
 
+def backend_kind() -> str:
+    """The Live page's backend choice: "offline" (the default) or "openai"."""
+    return "openai" if st.session_state.get(keys.W_BACKEND) == "openai" else "offline"
+
+
+def server_endpoint() -> tuple[str, str] | None:
+    """The server's own endpoint (``API_BASE``, ``MODEL_NAME``), or None when the server has none."""
+    base = os.environ.get("API_BASE", "").strip()
+    return (base, os.environ.get("MODEL_NAME", "").strip()) if base else None
+
+
+def uses_server_endpoint() -> bool:
+    """True when the Live page calls the server's endpoint (its URL, and its key, never shown)."""
+    return server_endpoint() is not None and bool(st.session_state.get(keys.W_USE_SERVER, True))
+
+
+def endpoint() -> tuple[str, str]:
+    """(base URL, model name) the Live page would call: the server's own, or what the visitor typed."""
+    state = st.session_state
+    typed_model = str(state.get(keys.W_MODEL_NAME) or "").strip()
+    server = server_endpoint()
+    if server is not None and uses_server_endpoint():
+        return server[0], typed_model or server[1]
+    return str(state.get(keys.W_BASE_URL) or "").strip(), typed_model
+
+
 def live_configs(*, with_key: bool = False) -> tuple[ModelRequestConfig | None, ModelClientConfig | None]:
     """The model and client the Live page configures (None, None for the offline backend or missing fields).
 
     Without ``with_key`` the client carries no API key: enough for analysis, which only asks whether
     openJiuwen would have a model.
     """
-    state = st.session_state
-    if state.get(keys.W_BACKEND) != "openai":
+    if st.session_state.get(keys.W_BACKEND) != "openai":
         return None, None
-    base = str(state.get(keys.W_BASE_URL) or "").strip()
-    name = str(state.get(keys.W_MODEL_NAME) or "").strip()
+    base, name = endpoint()
     if not base or not name:
         return None, None
     key = api_key() if with_key else ""
@@ -51,9 +76,12 @@ def live_configs(*, with_key: bool = False) -> tuple[ModelRequestConfig | None, 
 
 
 def api_key() -> str:
-    """The key typed in the password field, else the server's ``API_KEY`` (never sent to the browser)."""
-    typed = str(st.session_state.get(keys.W_API_KEY) or "")
-    return typed or os.environ.get("API_KEY", "")
+    """The key for the endpoint the Live page calls: the server's ``API_KEY`` for the server's own endpoint
+    only; a URL the visitor typed gets the key the visitor typed, or none (the server's key stays with its
+    endpoint, so an endpoint a visitor names can never echo it back)."""
+    if uses_server_endpoint():
+        return os.environ.get("API_KEY", "")
+    return str(st.session_state.get(keys.W_API_KEY) or "")
 
 
 def server_has_api_key() -> bool:

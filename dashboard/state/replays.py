@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from compressor.overhead import hidden_overhead
 from compressor.replay import LiveCostEstimate, Simulation, SummaryKind, Sweep, estimate_live_cost, simulate
 from compressor.replay import sweep as run_sweep
 
@@ -144,6 +145,13 @@ def _recalled(key: _RunKey, item: LoadedConversation) -> object:
     return found[1] if found is not None and found[0] is item.conversation else None
 
 
+def hidden_overhead_of(item: LoadedConversation, current: Settings) -> int:
+    """The hidden overhead a replay carries for this run: measured from its reported usage (a Claude Code run's
+    own system prompt and tools), 0 for a run that reports none. Counted windows after a compaction hold it too,
+    so a replay does not overstate what compaction saves."""
+    return hidden_overhead(item.conversation, current.counter).tokens
+
+
 def _replay_options(current: Settings) -> dict[str, Any]:
     return {
         "context_max": current.explicit_context_max,
@@ -152,12 +160,16 @@ def _replay_options(current: Settings) -> dict[str, Any]:
     }
 
 
+def _run_options(item: LoadedConversation, current: Settings) -> dict[str, Any]:
+    return {**_replay_options(current), "hidden_overhead": hidden_overhead_of(item, current)}
+
+
 def simulation_for(item: LoadedConversation, current: Settings, summary: str) -> Simulation:
     """``simulate()`` of a conversation under the sidebar settings with a summary model that calls nothing."""
     return _remembered(
         ("simulate", item.key, current.compaction_key, summary),
         item,
-        lambda: simulate(item.conversation, current.config(), summary=summary, **_replay_options(current)),
+        lambda: simulate(item.conversation, current.config(), summary=summary, **_run_options(item, current)),
     )
 
 
@@ -173,7 +185,7 @@ def _sweep_maker(
 ) -> Callable[[], Sweep]:
     conversation, options, min_target = (
         item.conversation,
-        _replay_options(current),
+        _run_options(item, current),
         current.min_target_context_ratio,
     )
     return lambda: run_sweep(
@@ -217,9 +229,7 @@ def live_confirm_key(estimate: LiveCostEstimate) -> str:
 
 def _live_signature(item: LoadedConversation, current: Settings) -> live.Signature:
     state = st.session_state
-    endpoint = tuple(
-        str(state.get(key) or "").strip() for key in (keys.W_BACKEND, keys.W_BASE_URL, keys.W_MODEL_NAME)
-    )
+    endpoint = (str(state.get(keys.W_BACKEND) or ""), *live.endpoint(), live.uses_server_endpoint())
     return (item.key, current.compaction_key, endpoint)
 
 
@@ -232,7 +242,7 @@ def run_live_replay(item: LoadedConversation, current: Settings) -> Simulation:
         item.conversation,
         current.config(model=model, model_client=client),
         summary=backend,
-        **_replay_options(current),
+        **_run_options(item, current),
     )
     st.session_state[keys.K_LIVE_REPLAY] = (_live_signature(item, current), item.conversation, simulation)
     return simulation

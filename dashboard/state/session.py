@@ -7,6 +7,7 @@ settings read back are checked the way a shared link is, so they are never inval
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
@@ -24,6 +25,7 @@ from ..settings import (
     Q_MIN_TARGET,
     Q_MODEL,
     Q_TRIGGER,
+    CapacityMode,
     Settings,
     from_query,
     to_query,
@@ -32,15 +34,34 @@ from . import keys
 
 
 def init_session() -> None:
-    """Run first on every rerun: seed the sidebar's settings from the URL, once per session."""
-    if not st.session_state.get(keys.K_SEEDED):
+    """Run first on every rerun: seed the sidebar's settings from the URL once per session; on later runs put
+    back any sidebar value Streamlit no longer holds, from the settings the session last had.
+
+    A widget whose key is missing from the session is drawn at its default, which for these widgets is their
+    minimum (context_max 1, trigger 0.05): the settings would collapse without a widget or the URL moving.
+    """
+    state = st.session_state
+    if not state.get(keys.K_SEEDED):
         _write_settings(from_query(st.query_params.to_dict()))
-        st.session_state[keys.K_SEEDED] = True
+        state[keys.K_SEEDED] = True
+        return
+    held = state.get(keys.K_SETTINGS)
+    if not isinstance(held, Settings):
+        held = settings()
+    for widget, name in keys.SETTING_WIDGETS.items():
+        if widget not in state:
+            state[widget] = getattr(held, name)
+
+
+def remember(current: Settings) -> None:
+    """Keep the settings the sidebar shows at the end of a run (the values ``init_session`` restores)."""
+    st.session_state[keys.K_SETTINGS] = current
 
 
 def _write_settings(settings: Settings) -> None:
     for widget, name in keys.SETTING_WIDGETS.items():
         st.session_state[widget] = getattr(settings, name)
+    st.session_state[keys.K_SETTINGS] = settings
 
 
 def settings() -> Settings:
@@ -54,9 +75,14 @@ def settings() -> Settings:
         Q_COUNTER: state.get(keys.W_COUNTER),
         Q_LANG: state.get(keys.W_LANG),
     }
-    if state.get(keys.W_CAPACITY_MODE) == "model":
-        params[Q_MODEL] = state.get(keys.W_MODEL)
-    return from_query({name: value for name, value in params.items() if value is not None})
+    read = from_query({name: value for name, value in params.items() if value is not None})
+    # The Model box keeps its choice while the capacity is a number (it is only disabled), so an "Apply to
+    # sidebar" that writes every setting back never resets it.
+    model = state.get(keys.W_MODEL)
+    chosen = from_query({Q_MODEL: model}) if isinstance(model, str) else read
+    by_model = state.get(keys.W_CAPACITY_MODE) == "model" and chosen.capacity_mode == "model"
+    mode: CapacityMode = "model" if by_model else "number"
+    return replace(read, model=chosen.model, capacity_mode=mode)
 
 
 def apply_settings(new: Settings) -> None:

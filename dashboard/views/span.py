@@ -5,20 +5,25 @@ from __future__ import annotations
 
 import streamlit as st
 
+from compressor.analysis import Analysis
+from compressor.window_parts import of_analysis
 from dashboard import charts, tables
 from dashboard.components import flag_message_secrets, plain, show_message, stop_when_empty, table
-from dashboard.i18n import capacity_text, chart_labels, explain, note_names, segment_names
-from dashboard.state import conversations, keys, session
+from dashboard.follow import follow_panel
+from dashboard.i18n import chart_labels, counted, note_names, segment_names
+from dashboard.state import conversations, keys, session, views
 from dashboard.state.session import t
+from dashboard.window_view import decision_banner, no_model_conditions, window_summary
 
 language = session.language()
 settings = session.settings()
 item = conversations.current()
-analysis = conversations.analysis_for(item, settings)
+found = conversations.analysis_for(item, settings)
 
 st.title(t("span.title"))
-if item is None or analysis is None:
+if item is None or found is None:
     stop_when_empty("span.empty")
+analysis: Analysis = found  # known from here on, in the functions below too
 
 conversation = analysis.conversation
 decision = analysis.decision
@@ -34,51 +39,25 @@ st.caption(
         )
     )
 )
-if not analysis.config.model_configured:
-    st.warning(t("span.no_model"))
 flag_message_secrets(*conversations.message_secrets(item))
+follow_panel(item, "span")
 
-# -- the decision ---------------------------------------------------------------------------------
-(st.success if decision.hit else st.info)(explain(decision, language))
+# -- the decision and the window ------------------------------------------------------------------
+decision_banner(decision, conditions=no_model_conditions(analysis.config.model_configured))
 if analysis.total_source == "usage":
     usage = analysis.profile.total
-    st.caption(
-        t(
-            "span.total_usage",
-            index=usage.usage_index,
-            reported=usage.reported_tokens,
-            total=analysis.total_tokens,
-        )
+    source = t(
+        "span.total_usage",
+        index=usage.usage_index,
+        reported=usage.reported_tokens,
+        total=analysis.total_tokens,
     )
 else:
-    st.caption(t("span.total_counted", counter=t(f"counter.{analysis.counter}"), total=analysis.total_tokens))
-
-columns = st.columns(5)
-columns[0].metric(
-    t("metric.total"), f"{analysis.total_tokens:,}", help=t(f"metric.total_{analysis.total_source}")
-)
-columns[1].metric(t("metric.threshold"), f"{analysis.threshold:,}", help=t("metric.threshold_help"))
-columns[2].metric(
-    t("metric.context_max"), f"{analysis.context_max:,}", help=capacity_text(analysis.capacity, language)
-)
-span_tokens = (
-    decision.target_tokens if decision.target_tokens is not None else analysis.segment_tokens["compress"]
-)
-columns[3].metric(t("metric.span_tokens"), f"{span_tokens:,}")
-columns[4].metric(t("metric.min_target"), f"{analysis.min_target_tokens:,}", help=t("metric.min_target_help"))
-
+    source = t("span.total_counted", counter=t(f"counter.{analysis.counter}"), total=analysis.total_tokens)
+count = len(conversation.messages)
+moment = t("breakdown.now", index=max(count - 1, 0), messages=counted(count, "message", language))
+window_summary(of_analysis(analysis), moment=moment, key="span", source=source)
 labels = chart_labels(language)
-st.plotly_chart(
-    charts.window_gauge(
-        total_tokens=analysis.total_tokens,
-        context_max=analysis.context_max,
-        threshold=analysis.threshold,
-        span_tokens=span_tokens,
-        min_target_tokens=analysis.min_target_tokens,
-        hit=decision.hit,
-        labels=labels,
-    ),
-)
 
 # -- the spans ------------------------------------------------------------------------------------
 st.subheader(t("span.spans"))
@@ -107,30 +86,41 @@ if analysis.keep_moved_by_tool_boundary:
         )
     )
 
-frame = tables.span_frame(analysis)
+# The bars and the table depend on the span, not on the trigger: a trigger move reuses them.
+shape = (item.key, span, analysis.naive_tail_start, analysis.counter, language)
+frame = views.kept(("span_frame", *shape), conversation, lambda: tables.span_frame(analysis))
 if len(frame) > charts.MAX_BARS:
     st.caption(t("span.grouped", bars=charts.MAX_BARS, messages=len(frame)))
-st.plotly_chart(
-    charts.span_bars(
-        frame,
-        tail_start=span.tail[0],
-        naive_tail_start=analysis.naive_tail_start,
-        labels=labels,
+bars = views.kept(
+    ("span_bars", *shape),
+    conversation,
+    lambda: charts.span_bars(
+        frame, tail_start=span.tail[0], naive_tail_start=analysis.naive_tail_start, labels=labels
     ),
 )
+st.plotly_chart(bars, key="span_bars")
 
 # -- the messages ---------------------------------------------------------------------------------
 st.subheader(t("span.messages"))
 table(
-    tables.message_table(frame, segment_names(language), note_names(language)),
+    views.kept(
+        ("span_table", *shape),
+        conversation,
+        lambda: tables.message_table(frame, segment_names(language), note_names(language)),
+    ),
     hide_index=True,
     column_config={"preview": st.column_config.TextColumn(width="large")},
+    height=min(35 * (len(frame) + 1) + 3, 420),
 )
 if conversation.system:
     with st.expander(t("span.system_messages", count=len(conversation.system))):
         for number, message in enumerate(conversation.system, start=1):
             show_message(message, t("span.system_heading", number=number))
-if conversation.messages:
+
+
+@st.fragment
+def message_viewer() -> None:
+    """One context message in full; picking another reruns only this."""
     index = st.number_input(
         t("span.pick", last=len(conversation.messages) - 1),
         min_value=0,
@@ -150,3 +140,7 @@ if conversation.messages:
             segment=segment_names(language)[row.segment],
         ),
     )
+
+
+if conversation.messages:
+    message_viewer()

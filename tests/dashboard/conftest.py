@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from streamlit.runtime import caching
 from streamlit.testing.v1 import AppTest
 
 from benchmarks.generate import conversation_dicts
@@ -24,6 +25,20 @@ APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 SAMPLES = roots.SAMPLES_DIR
 DEMO = SAMPLES / "demo-conversation.json"
 APP_TIMEOUT = 30
+#: The session id AppTest gives every run in a process (its session-scoped caches outlive one AppTest).
+APPTEST_SESSION = "test session id"
+
+
+def end_session() -> None:
+    """What Streamlit does when a session ends: release the session's resources (its temporary folders)."""
+    caching.clear_session_resource_cache(APPTEST_SESSION)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_session() -> Iterator[None]:
+    """Each test starts as a new session: nothing left in the session-scoped caches of the one before."""
+    yield
+    end_session()
 
 
 def demo_conversation() -> Conversation:
@@ -36,7 +51,7 @@ def demo_analysis(**settings: object) -> Analysis:
 
 
 #: The capacity of the generated run the report and the run figures are checked on.
-GENERATED_CONTEXT_MAX = 30_000
+GENERATED_CONTEXT_MAX = 100_000
 Run = tuple[Simulation, Sweep, Recommendation]
 
 

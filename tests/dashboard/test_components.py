@@ -68,19 +68,16 @@ def draw_stats() -> None:
             Stat(label="a", value="1"),
             Stat(label="b", value="2", delta="-3", help="**not bold** x_y_z"),
             Stat(label="c", value="3"),
-        ],
-        per_row=2,
+        ]
     )
 
 
 class TestStats:
-    def test_each_number_is_one_metric_in_rows(self) -> None:
+    def test_each_number_is_one_metric_in_a_row_that_wraps(self) -> None:
         from tests.dashboard.conftest import run_script
 
         at = run_script(draw_stats)
         assert [(m.label, m.value) for m in at.metric] == [("a", "1"), ("b", "2"), ("c", "3")]
         assert at.metric[1].proto.delta == "-3"
-        assert len(at.columns) == 4  # two rows of two
-        assert at.metric[1].proto.help == plain(
-            "**not bold** x_y_z"
-        )  # help is markdown: our words shown as written
+        assert len(at.columns) == 0  # one horizontal container, not columns: cards wrap instead of shrinking
+        assert at.metric[1].proto.help == "**not bold** x_y_z"  # help is markdown (formulas are set as code)

@@ -33,6 +33,7 @@ class TestCommand:
             "server.headless": "true",
             "server.maxUploadSize": "200",
             "browser.gatherUsageStats": "false",
+            "client.showErrorDetails": "type",  # an error on the page never shows a traceback's server paths
         }
 
     def test_caller_options_win_and_are_not_doubled(self) -> None:

@@ -11,16 +11,33 @@ import pytest
 
 DASHBOARD = Path(__file__).resolve().parents[2] / "dashboard"
 #: Rooms that compute words, figures, tables and files: the language and every label are parameters.
-PURE = [*sorted((DASHBOARD / "i18n").glob("*.py")), *sorted((DASHBOARD / "charts").glob("*.py"))] + [
-    DASHBOARD / name for name in ("tables.py", "report.py", "settings.py", "sources.py", "roots.py")
+PURE = [
+    *sorted((DASHBOARD / "i18n").glob("*.py")),
+    *sorted((DASHBOARD / "charts").glob("*.py")),
+    *sorted((DASHBOARD / "tables").glob("*.py")),
+] + [
+    DASHBOARD / name
+    for name in ("report.py", "settings.py", "sources.py", "roots.py", "content.py", "dump_uploads.py")
 ]
 #: Modules whose public functions take and return the library's values, typed.
 TYPED = [
     *sorted((DASHBOARD / "state").glob("*.py")),
     *sorted((DASHBOARD / "charts").glob("*.py")),
-    DASHBOARD / "tables.py",
-    DASHBOARD / "components.py",
-    DASHBOARD / "report.py",
+    *sorted((DASHBOARD / "tables").glob("*.py")),
+    *(
+        DASHBOARD / name
+        for name in (
+            "components.py",
+            "window_view.py",
+            "compaction_view.py",
+            "dump_view.py",
+            "browser.py",
+            "follow.py",
+            "content.py",
+            "dump_uploads.py",
+            "report.py",
+        )
+    ),
 ]
 
 

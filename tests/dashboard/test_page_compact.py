@@ -28,6 +28,7 @@ SNAPSHOT = (
     + "\n</state_snapshot>"
 )
 SECRET = "sk-test-do-not-show-1234567890"
+SERVER_KEY = "sk-server-canary-0987654321abcdef"
 
 
 @pytest.fixture
@@ -41,7 +42,12 @@ def run(at: AppTest) -> AppTest:
 
 def headline(at: AppTest) -> str:
     alerts = [unescaped(e.value) for e in (*at.success, *at.info, *at.warning, *at.error)]
-    found = [text for text in alerts if text.startswith(("Compacted", "Not compacted", "Compaction"))]
+    found = [
+        text
+        for text in alerts
+        if text.startswith(("Compacted", "Not compacted", "Compaction"))
+        and not text.startswith("Compaction fires")
+    ]
     assert found, alerts
     return found[-1]
 
@@ -81,12 +87,15 @@ class TestOffline:
             f"Compacted {span_size()} messages: {before:,} → {after:,} context tokens ({saved:.1%} saved)."
         )
         metrics = {m.label: m.value for m in live.metric}
-        assert metrics["Context tokens before"] == f"{before:,}"
-        assert metrics["Context tokens after"] == f"{after:,}"
+        assert metrics["Context messages before"] == f"{before:,}"
+        assert metrics["Context messages after"] == f"{after:,}"
         assert metrics["Saved"] == f"{saved:.1%}"
         assert metrics["Model calls"] == "1"
         page = texts(live)
         assert f"prefix {expected.prefix_tokens:,} · memory block {expected.memory_tokens:,}" in page
+        # our block as sent, and openJiuwen's for the same summary
+        assert f"Memory block: {expected.memory_tokens:,} tokens as we sent it" in page
+        assert f"openJiuwen's block for the same summary counts {expected.openjiuwen_memory_tokens:,}" in page
         assert "of 11 snapshot sections present" in page
         assert any("Checkpoint request" in code.value for code in live.code)  # the prompt, as text
         assert downloads(live) == {
@@ -98,7 +107,8 @@ class TestOffline:
         run(live)
         import json
 
-        chart = json.loads(live.get("plotly_chart")[0].proto.spec)
+        charts = [json.loads(chart.proto.spec) for chart in live.get("plotly_chart")]
+        chart = next(c for c in charts if any(trace.get("meta") == "compressed" for trace in c["data"]))
         parts = {trace["meta"]: trace["x"] for trace in chart["data"]}
         assert set(parts) == {"prefix", "compressed", "tail", "memory", "reinjection"}
         assert parts["compressed"][1] == 0 and parts["memory"][0] == 0
@@ -168,9 +178,22 @@ class TestOpenAICompatible:
         no_exception(live)
         assert (
             headline(live)
-            == "Compaction failed after 1 call(s): the endpoint refused the credentials; the context is unchanged."
+            == "Compaction failed after 1 call: the endpoint refused the credentials; the context is unchanged."
         )
         assert downloads(live)["Compacted conversation (openJiuwen JSON)"] is False
+        labels = {m.label for m in live.metric}
+        assert "Saved" not in labels  # nothing was saved: no savings shown for a failed run
+        assert "snapshot sections present" not in texts(live)
+
+    def test_a_refused_connection_is_the_headline_not_an_unknown_reason(self, live: AppTest) -> None:
+        with ScriptedServer([]) as server:
+            url = server.url
+        self.choose(live, url)  # the server is gone: the port refuses connections
+        run(live)
+        no_exception(live)
+        line = headline(live)
+        assert line.startswith("Compaction failed after ") and "could not reach the endpoint" in line
+        assert "unrecognised reason" not in line
 
     def test_the_failure_reads_in_chinese_too(self, live: AppTest) -> None:
         live.radio(key=keys.W_LANG).set_value("zh").run()
@@ -179,8 +202,43 @@ class TestOpenAICompatible:
             run(live)
         no_exception(live)
         assert any(
-            unescaped(e.value) == "调用 1 次后压缩失败：接口拒绝了凭据；上下文保持不变。" for e in live.error
+            unescaped(e.value) == "1 次调用后压缩失败：接口拒绝了凭据；上下文保持不变。" for e in live.error
         )
+
+    def test_a_typed_url_never_receives_the_servers_key(
+        self, live: AppTest, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        with ScriptedServer([SNAPSHOT]) as own, ScriptedServer([SNAPSHOT]) as visitor:
+            monkeypatch.setenv("API_BASE", own.url)
+            monkeypatch.setenv("API_KEY", SERVER_KEY)
+            monkeypatch.setenv("MODEL_NAME", "server-model")
+            live.radio(key=keys.W_BACKEND).set_value("openai").run()
+            assert "Use the server's endpoint" in [t.label for t in live.toggle]
+            live.toggle(key=keys.W_USE_SERVER).set_value(False).run()
+            live.text_input(key=keys.W_BASE_URL).input(visitor.url)
+            live.text_input(key=keys.W_MODEL_NAME).input("visitor-model").run()
+            run(live)
+        no_exception(live)
+        (request,) = visitor.requests
+        assert "authorization" not in request.headers  # no key typed: none sent, the server's never
+        assert SERVER_KEY not in str(request.headers) and own.requests == []
+        assert SERVER_KEY not in texts(live)
+
+    def test_the_servers_endpoint_gets_the_servers_key(
+        self, live: AppTest, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        with ScriptedServer([SNAPSHOT]) as own:
+            monkeypatch.setenv("API_BASE", own.url)
+            monkeypatch.setenv("API_KEY", SERVER_KEY)
+            monkeypatch.setenv("MODEL_NAME", "server-model")
+            live.radio(key=keys.W_BACKEND).set_value("openai").run()
+            assert not [t for t in live.text_input if t.key == keys.W_BASE_URL]  # the URL is not shown
+            run(live)
+        no_exception(live)
+        (request,) = own.requests
+        assert request.headers["authorization"] == f"Bearer {SERVER_KEY}"
+        assert request.body["model"] == "server-model"
+        assert SERVER_KEY not in texts(live) and own.url not in texts(live)
 
     def test_a_missing_base_url_is_reported_not_raised(self, live: AppTest) -> None:
         live.radio(key=keys.W_BACKEND).set_value("openai").run()

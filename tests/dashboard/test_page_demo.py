@@ -51,14 +51,16 @@ def play_button(at: AppTest) -> str:
 
 def before_after_bars(at: AppTest) -> list[dict[str, Any]]:
     """The stacked before/after chart's traces, in drawing order."""
-    bars = next(chart for chart in charts(at) if chart["layout"].get("barmode") == "stack")
+    bars = next(
+        chart for chart in charts(at) if any(trace.get("meta") == "compressed" for trace in chart["data"])
+    )
     traces: list[dict[str, Any]] = bars["data"]
     return traces
 
 
 def compaction_step(simulation: Simulation) -> int:
-    """The slider position (1-based) of the run's one compaction."""
-    (event,) = simulation.events
+    """The slider position (1-based) of the run's first compaction."""
+    event = simulation.events[0]
     return next(n for n, step in enumerate(simulation.steps, start=1) if step.index == event.index)
 
 
@@ -73,32 +75,51 @@ class TestFirstStep:
         total = len(replayed().steps)
         assert f"Model call 1 of {total} · message #1 · context messages: 1" in texts(demo)
 
-    def test_with_the_defaults_the_run_compacts_at_its_last_call(self, demo: AppTest) -> None:
+    def test_with_the_defaults_the_run_compacts_mid_run_and_goes_on(self, demo: AppTest) -> None:
         simulation = replayed()
         assert simulation.outcome.compactions == 1
-        assert compaction_step(simulation) == len(simulation.steps)  # the final answer, message #43
+        after = len(simulation.steps) - compaction_step(simulation)
+        assert after >= 4  # the audience sees the agent carry on after its compaction
         assert not any(i.value.startswith("With these settings compaction never fires") for i in demo.info)
         overview = charts(demo)[-1]
-        markers = {trace["name"]: trace["x"] for trace in overview["data"]}
-        assert markers["compaction"] == [simulation.events[0].index] == [43]
+        markers = {trace["meta"]: trace["x"] for trace in overview["data"]}
+        assert markers["compaction"] == [simulation.events[0].index]
 
     def test_says_when_nothing_will_compact(self, demo: AppTest) -> None:
-        demo.slider(key=keys.W_TRIGGER).set_value(0.9).run()
+        demo.slider(key=keys.W_TRIGGER).set_value(0.95).run()
         no_exception(demo)
-        outcome = replayed(0.9).outcome
-        assert outcome.compactions == 0 and outcome.peak_tokens < outcome.threshold == 14_400
+        outcome = replayed(0.95).outcome
+        assert outcome.compactions == 0 and outcome.peak_tokens < outcome.threshold == 15_200
         assert demo.info[0].value.startswith(
-            "With these settings compaction never fires on this run: the threshold is 14,400 tokens and the "
+            "With these settings compaction never fires on this run: the threshold is 15,200 tokens and the "
             f"context peaks at {outcome.peak_tokens:,}."
         )
         overview = charts(demo)[-1]
-        assert "compaction" not in {trace["name"] for trace in overview["data"]}
+        assert "compaction" not in {trace["meta"] for trace in overview["data"]}
 
-    def test_the_gauge_shows_the_context_against_capacity_and_threshold(self, demo: AppTest) -> None:
-        gauge = charts(demo)[0]
-        assert gauge["data"][0]["x"] == [482, 0]
-        lines = {shape["name"]: shape["x0"] for shape in gauge["layout"]["shapes"]}
+    def test_the_window_is_shown_part_by_part_against_capacity_and_threshold(self, demo: AppTest) -> None:
+        bar = charts(demo)[0]
+        parts = {trace["meta"]: trace["x"][0] for trace in bar["data"]}
+        assert sum(tokens for code, tokens in parts.items() if code != "free") == 482
+        assert parts["free"] == 16_000 - 482
+        lines = {shape["name"]: shape["x0"] for shape in bar["layout"]["shapes"]}
         assert lines["threshold"] == 12_800 and lines["context_max"] == 16_000
+        metrics = [(m.label, m.value) for m in demo.metric]
+        assert metrics[:3] == [
+            ("Left", f"{1 - 482 / 16_000:.1%}"),
+            ("Until compaction", f"{(12_800 - 482) / 16_000:.1%}"),
+            ("Window total", "482"),
+        ]
+        assert dict(metrics)["Span to compress"] == "—"  # not measured below the threshold, never a false 0
+
+    def test_the_window_total_is_the_replays_at_each_call(self, demo: AppTest) -> None:
+        simulation = replayed()
+        number = compaction_step(simulation)
+        step = simulation.steps[number - 1]
+        demo.slider(key=keys.W_DEMO_STEP).set_value(number).run()
+        assert dict((m.label, m.value) for m in demo.metric)["Window total"] == f"{step.context_tokens:,}"
+        total = next(m for m in demo.metric if m.label == "Window total")
+        assert f"at the model call for message #{step.index}" in total.proto.help
 
 
 class TestStepSlider:
@@ -118,7 +139,7 @@ class TestStepSlider:
         if trigger is not None:
             demo.slider(key=keys.W_TRIGGER).set_value(trigger).run()
         simulation = replayed(trigger or 0.8)
-        (event,) = simulation.events
+        event = simulation.events[0]
         number = compaction_step(simulation)
         step = simulation.steps[number - 1]
         assert event.status == "compacted" and step.sent_tokens < step.context_tokens
@@ -147,7 +168,7 @@ class TestStepSlider:
     def test_a_protected_tail_is_its_own_part_at_the_end_of_both_bars(self, demo: AppTest) -> None:
         demo.number_input(key=keys.W_KEEP).set_value(2).run()
         simulation = replayed(keep=2)
-        (event,) = simulation.events
+        event = simulation.events[0]
         assert event.span[2] > 0 and event.tail_tokens > 0
         demo.slider(key=keys.W_DEMO_STEP).set_value(compaction_step(simulation)).run()
         no_exception(demo)
@@ -169,9 +190,13 @@ class TestStepSlider:
     def test_after_the_compaction_the_caption_compares_with_the_uncompacted_run(self, demo: AppTest) -> None:
         demo.slider(key=keys.W_TRIGGER).set_value(0.6).run()
         simulation = replayed(0.6)
-        assert compaction_step(simulation) < len(simulation.steps)
-        demo.slider(key=keys.W_DEMO_STEP).set_value(len(simulation.steps)).run()
-        last = simulation.steps[-1]
+        number = next(
+            n
+            for n, step in enumerate(simulation.steps, start=1)
+            if n > compaction_step(simulation) and step.event == "none"
+        )
+        demo.slider(key=keys.W_DEMO_STEP).set_value(number).run()
+        last = simulation.steps[number - 1]
         assert last.context_tokens != last.uncompacted_tokens
         assert caption(demo) == (
             f"The agent has used {last.context_tokens:,} of 16,000 tokens.",
@@ -305,7 +330,9 @@ class TestOtherConversations:
         app.file_uploader(key=keys.W_UPLOAD).set_value((name, data, "application/octet-stream")).run()
         app.switch_page(PAGE).run()
         no_exception(app)
-        assert caption(app)[0].startswith("The agent has used")
+        # a Claude Code run's hidden overhead (its own prompt and tools) can put its first call over the threshold
+        assert caption(app)[0].startswith(("The agent has used", "Threshold crossed"))
+        assert "Model call 1 of" in texts(app)
         app.slider(key=keys.W_DEMO_STEP).set_value(2).run()
         no_exception(app)
         assert "Model call 2 of" in texts(app)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from compressor.dumps import read_dump
 from dashboard import roots
 from dashboard.state import dumps as dump_state
 from dashboard.state import keys
@@ -21,8 +22,12 @@ def open_dumps() -> AppTest:
     return at.switch_page("views/dumps.py").run()
 
 
+def dump_paths(at: AppTest) -> list[str]:
+    return [str(option) for option in at.selectbox(key=keys.W_DUMP_PICK).proto.options]
+
+
 def count_caption(at: AppTest) -> str:
-    return next(c.value for c in at.caption if c.value.endswith(" dumps"))
+    return next(c.value for c in at.caption if " shown, in " in c.value)
 
 
 class TestDemoSession:
@@ -34,31 +39,37 @@ class TestDemoSession:
         at = open_dumps()
         no_exception(at)
         assert "Folder: dumps/demo" in texts(at)
-        assert count_caption(at) == f"{len(shipped)} of {len(shipped)} dumps"
+        assert count_caption(at) == f"{len(shipped)} of {len(shipped)} dumps shown, in 1 folder"
 
 
 class TestFolder:
     def test_table_charts_and_numbers(self, dump_root: Path) -> None:
         at = open_dumps()
         no_exception(at)
-        assert count_caption(at) == "3 of 3 dumps"
+        assert count_caption(at) == "3 of 3 dumps shown, in 3 folders"
         table = at.dataframe[0].value
-        assert sorted(table["context"]) == ["compact000", "compact001", "compact015"]
-        assert "path" not in table.columns
+        assert table["context"].tolist() == ["compact000", "compact001", "compact015"]  # grouped by folder
+        assert table["folder"].tolist() == [
+            "openjiuwen-dumps/compact000",
+            "openjiuwen-dumps/compact001",
+            "openjiuwen-dumps/compact015",
+        ]
+        assert "path" not in table.columns and "None" not in table.astype(str).to_numpy().ravel().tolist()
         assert len(at.get("plotly_chart")) >= 3
-        metrics = {m.label: m.value for m in at.metric}
+        metrics = {m.label: m.value for m in at.metric}  # the newest dump, compact015, in detail
         assert metrics == {
-            "Context tokens before": "16,878",
-            "Context tokens after": "16,621",
+            "Context messages before": "16,878",
+            "Context messages after": "16,621",
             "Saved": "1.5%",
-            "context_max": "2,000",
+            "Capacity": "2,000",
             "Prefix / compress / tail": "34 / 5 / 0",
         }
+        assert "drawn in the order they were written" in texts(at)  # written 0.2 s apart: by sequence
 
     def test_filters_narrow_the_table(self, dump_root: Path) -> None:
         at = open_dumps()
         at.slider(key=keys.page_widget("dumps", "min_ratio")).set_value(0.2).run()
-        assert count_caption(at) == "1 of 3 dumps"
+        assert count_caption(at) == "1 of 3 dumps shown, in 3 folders"
         assert at.dataframe[0].value["context"].tolist() == ["compact001"]
         at.slider(key=keys.page_widget("dumps", "min_ratio")).set_value(0.0).run()
         at.checkbox(key=keys.page_widget("dumps", "retried")).check().run()
@@ -69,6 +80,10 @@ class TestFolder:
         assert Path(str(at.selectbox(key=keys.W_DUMP_PICK).value)).name == COMPACT015
         page = texts(at)
         assert "Before: 39 messages (rebuilt from the dump)" in page
+        assert (
+            "3 records of this dump's run, from openjiuwen-dumps/compact015/CurrentRoundCompressor.jsonl."
+            in page
+        )
         assert "After: 36 messages" in page
         assert "session default_session_id · context compact015 · backend openJiuwen (not recorded)" in page
         assert any(
@@ -89,23 +104,35 @@ class TestFolder:
         shown = texts(at).replace(record["compression_response"]["extracted_summary"], "")
         assert token not in shown and token not in warnings
 
-    def test_rerun_with_the_recorded_reply_and_the_dumps_capacity(self, dump_root: Path) -> None:
+    def test_the_first_rerun_reproduces_the_recorded_split(self, dump_root: Path) -> None:
+        at = open_dumps()
+        assert at.number_input(key=keys.W_CONTEXT_MAX).value == 16_000  # the sidebar is not the dump's
+        at.button(key=keys.page_widget("dumps", "rerun_recorded")).click().run()
+        no_exception(at)
+        assert "The split is the recorded one: prefix / compress / tail 34 / 5 / 0." in [
+            unescaped(s.value) for s in at.success
+        ]
+        headline = next(unescaped(s.value) for s in at.success if s.value.startswith("Compacted"))
+        assert headline.startswith("Compacted 5 messages: 16,878 → ")
+        assert "The recorded compaction went from 16,878 to 16,621 tokens." in texts(at)
+        assert at.number_input(key=keys.W_CONTEXT_MAX).value == 16_000  # and the sidebar is left alone
+
+    def test_then_the_sidebars_settings_and_putting_the_dumps_in_the_sidebar(self, dump_root: Path) -> None:
         at = open_dumps()
         at.button(key=keys.page_widget("dumps", "use_cmax")).click().run()
         assert at.number_input(key=keys.W_CONTEXT_MAX).value == 2000
         assert at.query_params["context_max"] == "2000"
-        at.button(key=keys.page_widget("dumps", "rerun")).click().run()
+        at.button(key=keys.page_widget("dumps", "rerun_sidebar")).click().run()
         no_exception(at)
-        headline = next(unescaped(s.value) for s in at.success)
+        headline = next(unescaped(s.value) for s in at.success if s.value.startswith("Compacted"))
         assert headline.startswith("Compacted 5 messages: 16,878 → ")
-        assert "The recorded compaction went from 16,878 to 16,621 tokens." in texts(at)
 
     def test_a_file_that_is_not_a_dump_is_listed_as_broken(self, dump_root: Path) -> None:
         (dump_root / "notes.json").write_text(json.dumps({"hello": "world"}))
         at = open_dumps()
         no_exception(at)
-        assert count_caption(at) == "3 of 3 dumps"
-        assert any(e.label == "1 file(s) could not be read as dumps" for e in at.expander)
+        assert count_caption(at) == "3 of 3 dumps shown, in 3 folders"
+        assert any(e.label == "1 file could not be read as dumps" for e in at.expander)
 
     def test_an_empty_folder_says_what_to_do(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(roots.ROOTS_ENV, str(tmp_path))
@@ -133,7 +160,7 @@ class TestFolder:
         monkeypatch.setenv(roots.ROOTS_ENV, str(tmp_path))
         at = open_dumps()
         no_exception(at)
-        assert count_caption(at) == "2000 of 2000 dumps"
+        assert count_caption(at) == "2,000 of 2,000 dumps shown, in 1 folder"
         assert at.number_input(key=keys.page_widget("dumps", "page")).max == 40
         assert at.dataframe[0].value["context"].tolist()[:2] == ["run1999", "run1998"]
         parsed = dump_state.dump_index_cache().files_read
@@ -151,14 +178,42 @@ class TestUpload:
         files = [(path.name, path.read_bytes(), "application/json") for path in sorted(folder.iterdir())]
         at.file_uploader(key=keys.W_DUMP_UPLOAD).set_value(files).run()
         no_exception(at)
-        assert count_caption(at) == "1 of 1 dumps"
+        assert count_caption(at) == "1 of 1 dump shown, in 1 folder"
         assert at.dataframe[0].value["retries"].tolist() == [1]
 
-    def test_a_dump_folder_under_the_roots_can_be_chosen(self, dump_root: Path) -> None:
+    def test_six_loose_files_keep_each_dumps_own_debug_log(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.delenv(roots.ROOTS_ENV, raising=False)
+        at = open_dumps()
+        at.radio(key=keys.W_DUMP_SOURCE).set_value("upload").run()
+        files = [
+            (path.name, path.read_bytes(), "application/json")
+            for folder in ("compact000", "compact001", "compact015")
+            for path in sorted((OPENJIUWEN_DUMPS / folder).iterdir())
+        ]
+        at.file_uploader(key=keys.W_DUMP_UPLOAD).set_value(files).run()
+        no_exception(at)
+        assert count_caption(at) == "3 of 3 dumps shown, in 3 folders"
+        assert any(
+            "3 debug logs are called CurrentRoundCompressor.jsonl" in unescaped(i.value) for i in at.info
+        )
+        for dump in sorted(OPENJIUWEN_DUMPS.glob("*/*.json")):
+            own = read_dump(dump).debug_records
+            picker = at.selectbox(key=keys.W_DUMP_PICK)
+            choice = next(option for option in picker.options if option.endswith(dump.name))
+            picker.set_value(next(p for p in dump_paths(at) if p.endswith(dump.name))).run()
+            assert choice
+            debug = [frame.value for frame in at.dataframe if "event" in frame.value.columns]
+            assert debug and debug[0]["event"].tolist() == [record["event"] for record in own]
+
+    def test_the_root_of_a_tree_lists_every_dump_below_it(self, dump_root: Path) -> None:
         at = open_dumps()
         at.button(key=keys.browse_widget("dumps", "open")).click().run()  # into openjiuwen-dumps/
         at.selectbox(key=keys.browse_widget("dumps", "entry:0:openjiuwen-dumps")).set_value(1).run()
-        at.button(key=keys.page_widget("dumps", "use_folder")).click().run()
+        at.button(key=keys.page_widget("dumps", "use_folder_1")).click().run()  # the chosen sub-folder
         no_exception(at)
         assert "Folder: " + roots.root_label(dump_root) + "openjiuwen-dumps/compact001" in texts(at)
-        assert count_caption(at) == "1 of 1 dumps"
+        assert count_caption(at) == "1 of 1 dump shown, in 1 folder"
+        at.button(key=keys.page_widget("dumps", "use_folder_0")).click().run()  # the folder on show
+        no_exception(at)
+        assert "Folder: " + roots.root_label(dump_root) + "openjiuwen-dumps" in texts(at)
+        assert count_caption(at) == "3 of 3 dumps shown, in 3 folders"

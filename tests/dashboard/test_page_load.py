@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard import layout
 from dashboard.state import keys
 from tests.dashboard.conftest import APP, SAMPLES, demo_conversation, no_exception, texts, unescaped
 
@@ -50,7 +51,7 @@ class TestUpload:
         upload(load, (sample.name, sample.read_bytes()))
         no_exception(load)
         assert any(
-            "claude-code-session.jsonl: 1 conversation(s), format claude-code" in unescaped(s.value)
+            "claude-code-session.jsonl: 1 conversation, format claude-code" in unescaped(s.value)
             for s in load.success
         )
         assert load.selectbox(key=keys.W_CONVERSATION).value == "upload:claude-code-session.jsonl#0"
@@ -99,7 +100,10 @@ class TestUpload:
         no_exception(load)
         load.number_input(key=keys.page_widget("span", "message")).set_value(0).run()
         assert SCRIPT in [c.value for c in load.code]
-        assert not load.get("html")
+        # the one HTML element is the page's own layout rule, never content
+        assert [element.proto.body.strip() for element in load.get("html")] == [
+            (layout.STYLE + layout.SCRIPT).strip()
+        ]
         assert all("<script>" not in m.value for m in load.markdown)
 
 

@@ -7,6 +7,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from compressor.window_parts import of_analysis
 from dashboard.state import keys
 from tests.dashboard.conftest import (
     APP,
@@ -19,43 +20,75 @@ from tests.dashboard.conftest import (
 )
 
 
+def banners(at: AppTest) -> list[str]:
+    """The decision banner's text as the browser shows it (the one alert that holds the decision)."""
+    return [
+        unescaped(e.value)
+        for e in (*at.success, *at.info, *at.warning)
+        if unescaped(e.value).startswith(("Compaction fires", "No compaction", "触发压缩", "不压缩"))
+    ]
+
+
 def decision_text(at: AppTest) -> str:
-    found = [e.value for e in (*at.success, *at.info) if "tokens" in e.value or "token" in e.value]
-    assert found, "no decision sentence on the page"
-    return found[0]
+    found = banners(at)
+    assert len(found) == 1, "one decision banner, no other"
+    return found[0].split("\n\n")[0]
 
 
 class TestFirstLoad:
-    def test_opens_on_the_demo_with_a_firing_decision(self, app: AppTest) -> None:
+    def test_opens_on_the_demo_with_one_banner_holding_the_decision_and_its_condition(
+        self, app: AppTest
+    ) -> None:
         no_exception(app)
         expected = demo_analysis()
         assert expected.decision.hit
         assert app.title[0].value == "Span & trigger"
-        assert app.success[0].value == (
+        (banner,) = banners(app)
+        decision, condition = banner.split("\n\n")
+        assert decision == (
             f"Compaction fires: {expected.total_tokens:,} tokens reached the threshold of 12,800 "
             f"and the span holds {expected.segment_tokens['compress']:,} tokens."
         )
+        assert condition.startswith("Condition: openJiuwen would not compact: no model is configured")
+        assert len(app.warning) == 1 and not app.success  # the fired-but-blocked decision is amber, once
 
-    def test_key_numbers_are_shown(self, app: AppTest) -> None:
+    def test_key_numbers_are_shown_left_and_until_compaction_first(self, app: AppTest) -> None:
         expected = demo_analysis()
-        metrics = {m.label: m.value for m in app.metric}
-        assert metrics == {
-            "Window total": f"{expected.total_tokens:,}",
-            "Trigger threshold": "12,800",
-            "context_max": "16,000",
-            "Span to compress": f"{expected.segment_tokens['compress']:,}",
-            "Minimum span": "1,600",
-        }
+        breakdown = of_analysis(expected)
+        metrics = [(m.label, m.value) for m in app.metric]
+        assert metrics == [
+            ("Left", f"{breakdown.left_share:.1%}"),
+            ("Until compaction", f"{breakdown.until_compaction_share:.1%}"),
+            ("Window total", f"{expected.total_tokens:,}"),
+            ("Trigger threshold", "12,800"),
+            ("Capacity", "16,000"),
+            ("Span to compress", f"{expected.segment_tokens['compress']:,}"),
+            ("Minimum span", "1,600"),
+        ]
         page = texts(app)
         assert "counted with cl100k_base (tiktoken)" in page
         end = len(demo_conversation().messages)
         assert expected.span.compress == (1, end)  # everything after the one user request, nothing kept
         assert f"prefix [0, 1) · compress [1, {end}) · tail [{end}, {end})" in page
 
-    def test_warns_that_openjiuwen_needs_a_model(self, app: AppTest) -> None:
-        assert app.warning[0].value.startswith(
-            "No model is configured: openJiuwen itself would never compact"
+    def test_every_number_says_what_it_includes_and_how_it_is_computed(self, app: AppTest) -> None:
+        for metric in app.metric:
+            assert "Formula: `" in metric.proto.help, metric.label
+        window = next(m for m in app.metric if m.label == "Window total")
+        assert (
+            "system, tools, hidden overhead, preserved prefix, span to compress, protected tail"
+            in window.proto.help
         )
+
+    def test_the_window_is_drawn_part_by_part(self, app: AppTest) -> None:
+        breakdown = of_analysis(demo_analysis())
+        chart = json.loads(app.get("plotly_chart")[0].proto.spec)
+        drawn = {trace["meta"]: trace["x"][0] for trace in chart["data"]}
+        assert drawn == {
+            **{code: tokens for code, tokens in breakdown.parts if tokens > 0},
+            "free": breakdown.free_tokens,
+        }
+        assert "The window total is system " in texts(app)
 
     def test_settings_are_written_to_the_url(self, app: AppTest) -> None:
         assert app.query_params == {
@@ -76,12 +109,13 @@ class TestFirstLoad:
 
 class TestSliders:
     def test_moving_the_trigger_slider_changes_the_decision(self, app: AppTest) -> None:
-        app.slider(key=keys.W_TRIGGER).set_value(0.9).run()
+        app.slider(key=keys.W_TRIGGER).set_value(0.95).run()
         no_exception(app)
-        total = demo_analysis(trigger_context_ratio=0.9).total_tokens
-        assert total < 14_400
-        assert decision_text(app) == f"No compaction: {total:,} tokens is below the threshold of 14,400."
-        assert app.query_params["trigger"] == "0.9"
+        total = demo_analysis(trigger_context_ratio=0.95).total_tokens
+        assert total < 15_200
+        assert decision_text(app) == f"No compaction: {total:,} tokens is below the threshold of 15,200."
+        assert app.query_params["trigger"] == "0.95"
+        assert not app.warning  # below the threshold, the no-model condition changes nothing: one blue banner
 
     def test_settings_changes_reuse_the_token_profile(self, app: AppTest) -> None:
         item = app.session_state[keys.K_ITEMS]["sample:demo-conversation.json#0"]
@@ -94,12 +128,12 @@ class TestSliders:
         assert after.conversation._profiles["cl100k_base"] is profile  # and never tokenised again
 
     def test_min_target_can_block_the_compaction(self, app: AppTest) -> None:
-        app.slider(key=keys.W_MIN_TARGET).set_value(0.9).run()
-        expected = demo_analysis(min_target_context_ratio=0.9)
+        app.slider(key=keys.W_MIN_TARGET).set_value(0.95).run()
+        expected = demo_analysis(min_target_context_ratio=0.95)
         assert expected.decision.reason == "target_below_min"
         assert decision_text(app) == (
             f"No compaction: {expected.total_tokens:,} tokens reached the threshold of 12,800, but the span "
-            f"holds {expected.segment_tokens['compress']:,} tokens, under the minimum of 14,400."
+            f"holds {expected.segment_tokens['compress']:,} tokens, under the minimum of 15,200."
         )
 
     def test_keep_recent_shows_the_tool_boundary(self, app: AppTest) -> None:
@@ -119,7 +153,7 @@ class TestSliders:
         app.radio(key=keys.W_CAPACITY_MODE).set_value("model").run()
         app.selectbox(key=keys.W_MODEL).set_value("gpt-3.5-turbo").run()
         metrics = {m.label: m.value for m in app.metric}
-        assert metrics["context_max"] == "16,385"
+        assert metrics["Capacity"] == "16,385"
         assert metrics["Trigger threshold"] == "13,108"
         assert app.query_params["model"] == "gpt-3.5-turbo"
         assert "context_max" not in app.query_params
@@ -134,14 +168,14 @@ class TestSliders:
 class TestSharedLinks:
     def test_settings_come_from_the_url(self) -> None:
         at = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT)
-        at.query_params.update({"trigger": "0.9", "keep": "2", "lang": "zh"})
+        at.query_params.update({"trigger": "0.95", "keep": "2", "lang": "zh"})
         at.run()
         no_exception(at)
-        assert at.slider(key=keys.W_TRIGGER).value == 0.9
+        assert at.slider(key=keys.W_TRIGGER).value == 0.95
         assert at.number_input(key=keys.W_KEEP).value == 2
         assert at.title[0].value == "分段与触发"
-        total = demo_analysis(trigger_context_ratio=0.9, keep_recent_messages=2).total_tokens
-        assert decision_text(at) == f"不压缩：{total:,} token 低于阈值 14,400。"
+        total = demo_analysis(trigger_context_ratio=0.95, keep_recent_messages=2).total_tokens
+        assert decision_text(at) == f"不压缩：{total:,} token 低于阈值 15,200。"
 
     @pytest.mark.parametrize(
         "query", [{"trigger": "banana"}, {"keep": "-5", "context_max": "0"}, {"model": "<script>"}]
@@ -160,11 +194,12 @@ class TestLanguage:
         no_exception(app)
         assert app.title[0].value == "分段与触发"
         expected = demo_analysis()
-        assert app.success[0].value == (
+        assert decision_text(app) == (
             f"触发压缩：{expected.total_tokens:,} token 已达到阈值 12,800，"
             f"待压缩片段有 {expected.segment_tokens['compress']:,} token。"
         )
-        assert {m.label for m in app.metric} >= {"窗口总量", "触发阈值"}
+        assert {m.label for m in app.metric} >= {"剩余", "距离压缩", "窗口总量", "触发阈值"}
+        assert all("公式：`" in m.proto.help for m in app.metric)
         assert app.query_params["lang"] == "zh"
 
     def test_choices_with_translated_labels_survive_the_switch(self, app: AppTest) -> None:

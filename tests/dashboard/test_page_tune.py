@@ -14,7 +14,9 @@ from streamlit.testing.v1 import AppTest
 
 from compressor.backends import OfflineBackend
 from compressor.config import CurrentRoundCompressorConfig
-from compressor.replay import Outcome, Sweep, estimate_live_cost, recommend, simulate, sweep
+from compressor.replay import Simulation, Sweep, estimate_live_cost, recommend, simulate, sweep
+from compressor.window_parts import run_peaks
+from dashboard.i18n import chart_labels
 from dashboard.i18n import recommendation_sentences as words
 from dashboard.state import keys, replays
 from tests.conftest import SAMPLES
@@ -32,9 +34,9 @@ def tune(app: AppTest) -> AppTest:
     return app.switch_page(PAGE).run()
 
 
-def replayed(trigger: float = 0.8, summary: Any = "ratio:0.1", keep: int = 0) -> Outcome:
+def replayed(trigger: float = 0.8, summary: Any = "ratio:0.1", keep: int = 0) -> Simulation:
     config = CurrentRoundCompressorConfig(trigger_context_ratio=trigger, keep_recent_messages=keep)
-    return simulate(demo_conversation(), config, context_max=16_000, summary=summary).outcome
+    return simulate(demo_conversation(), config, context_max=16_000, summary=summary)
 
 
 def swept(ratios: tuple[float, ...] = DEFAULT_RATIOS, keeps: tuple[int, ...] = (0, 2, 4, 8)) -> Sweep:
@@ -45,13 +47,15 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-def shown(outcome: Outcome) -> dict[str, str]:
-    """The six key numbers as the page writes them."""
+def shown(run: Simulation) -> dict[str, str]:
+    """The six key numbers as the page writes them; the peak is the window the trigger read."""
+    outcome = run.outcome
+    peaks = run_peaks(run.steps, capacity=run.context_max, threshold=outcome.threshold)
     first = "never" if outcome.first_trigger_index is None else f"#{outcome.first_trigger_index}"
     return {
         "Trigger first fires": first,
         "Compactions": f"{outcome.compactions:,}",
-        "Peak utilisation": f"{outcome.peak_utilisation:.1%}",
+        "Peak window read": f"{peaks.read_share:.1%}",
         "Compaction input tokens": f"{outcome.compaction_input_tokens:,}",
         "Agent input, with compaction": f"{outcome.agent_input_tokens:,}",
         "Agent input, without compaction": f"{outcome.agent_input_tokens_uncompacted:,}",
@@ -76,43 +80,51 @@ class TestFirstLoad:
     def test_the_key_numbers_are_compressors(self, tune: AppTest) -> None:
         no_exception(tune)
         assert tune.title[0].value == "Tune"
-        expected = replayed()
-        assert metrics(tune) == shown(expected)
-        # The demo's story with the defaults: one compaction, at the model call after the last tool
-        # results (message #43, the final answer), and the agent sends less over the run because of it.
-        assert expected.compactions == 1 and expected.first_trigger_index == 43
-        assert metrics(tune)["Trigger first fires"] == "#43"
-        assert metrics(tune)["Compactions"] == "1"
+        run = replayed()
+        expected = run.outcome
+        assert metrics(tune) == shown(run)
+        # The demo's story with the defaults: one compaction mid-run, then the agent goes on, and it sends less
+        # over the run because of it.
+        (event,) = run.events
+        assert expected.compactions == 1 and expected.first_trigger_index == event.index < run.steps[-1].index
+        assert metrics(tune)["Trigger first fires"] == f"#{event.index}"
         assert expected.compaction_input_tokens > 0
         assert expected.agent_input_tokens < expected.agent_input_tokens_uncompacted
         assert (
-            f"{expected.steps} model calls · summaries: ratio:0.1 · context_max 16,000 tokens (set explicitly)"
+            f"{expected.steps} calls · summaries: ratio:0.1 · capacity 16,000 tokens (set explicitly)"
             in texts(tune)
         )
 
+    def test_the_peak_speaks_of_the_thresholds_quantity(self, tune: AppTest) -> None:
+        run = replayed()
+        peak = next(m for m in tune.metric if m.label == "Peak window read")
+        read = max(step.context_tokens for step in run.steps)
+        assert read >= run.outcome.threshold  # the threshold was crossed: the peak shown is past it
+        assert peak.value == f"{read / 16_000:.1%}"
+        assert f"{run.outcome.peak_tokens:,} tokens" in peak.proto.help  # the peak sent, named apart
+
     def test_the_run_chart_has_the_threshold_and_the_capacity(self, tune: AppTest) -> None:
         chart = charts(tune)["Context over the run"]
-        lines = {trace["name"]: trace["y"] for trace in chart["data"]}
-        assert set(lines[("threshold")]) == {12_800}
+        lines = {trace["meta"]: trace["y"] for trace in chart["data"]}
+        assert set(lines["threshold"]) == {12_800}
         assert set(lines["context_max"]) == {16_000}
-        assert len(lines["window sent to the model"]) == replayed().steps
+        assert len(lines["sent"]) == replayed().outcome.steps
 
-    def test_the_run_chart_marks_the_compaction_at_the_last_call(self, tune: AppTest) -> None:
+    def test_the_run_chart_marks_the_compaction_and_the_run_goes_on(self, tune: AppTest) -> None:
         chart = charts(tune)["Context over the run"]
-        run = simulate(
-            demo_conversation(), CurrentRoundCompressorConfig(), context_max=16_000, summary="ratio:0.1"
-        )
+        run = replayed()
         (event,) = run.events
-        last = run.steps[-1]
-        assert event.index == last.index == 43
-        traces = {trace["name"]: trace for trace in chart["data"]}
-        assert traces["compaction"]["x"] == [43]
-        assert traces["compaction"]["y"] == [last.context_tokens]
-        assert traces["window sent to the model"]["y"][-1] == last.sent_tokens < last.context_tokens
+        step = next(step for step in run.steps if step.index == event.index)
+        assert step is not run.steps[-1]
+        traces = {trace["meta"]: trace for trace in chart["data"]}
+        assert traces["compaction"]["x"] == [event.index]
+        assert traces["compaction"]["y"] == [step.context_tokens]
+        assert traces["sent"]["y"][run.steps.index(step)] == step.sent_tokens < step.context_tokens
         assert "refused" not in traces
         (table,) = tune.dataframe
-        assert table.value["message"].tolist() == [43]
+        assert table.value["message"].tolist() == [f"#{event.index}"]
         assert table.value["outcome"].tolist() == ["Compacted"]
+        assert table.value["window"].tolist() == [step.context_tokens]  # the window total Demo shows there
         assert table.value["compress"].tolist() == [event.compress_tokens]
 
     def test_the_sweep_is_drawn_as_three_heatmaps_and_a_tradeoff(self, tune: AppTest) -> None:
@@ -121,7 +133,7 @@ class TestFirstLoad:
         for title, metric in (
             ("Compactions over the run", "compactions"),
             ("Tokens sent to the compaction model", "compaction_input_tokens"),
-            ("Peak context, share of context_max", "peak_utilisation"),
+            ("Peak context sent, share of the capacity", "peak_utilisation"),
         ):
             (heat,) = [spec for name, spec in drawn.items() if name.startswith(title)]
             assert heat["data"][0]["x"] == [f"{r:g}" for r in DEFAULT_RATIOS]
@@ -141,14 +153,15 @@ class TestSidebarSettings:
     def test_a_lower_trigger_makes_compaction_fire(self, tune: AppTest) -> None:
         tune.slider(key=keys.W_TRIGGER).set_value(0.6).run()
         no_exception(tune)
-        assert metrics(tune) == shown(replayed(0.6))
-        assert metrics(tune)["Trigger first fires"] == "#32"
-        assert metrics(tune)["Compactions"] == "1"
-        markers = {trace["name"]: trace["x"] for trace in charts(tune)["Context over the run"]["data"]}
-        assert markers["compaction"] == [32]
+        run = replayed(0.6)
+        assert metrics(tune) == shown(run)
+        compacted = [event.index for event in run.events if event.status == "compacted"]
+        assert len(compacted) > len(replayed().events)  # an earlier trigger compacts more often
+        assert metrics(tune)["Trigger first fires"] == f"#{compacted[0]}"
+        markers = {trace["meta"]: trace["x"] for trace in charts(tune)["Context over the run"]["data"]}
+        assert markers["compaction"] == compacted
         (table,) = tune.dataframe
-        assert table.value["message"].tolist() == [32]
-        assert table.value["outcome"].tolist() == ["Compacted"]
+        assert table.value["message"].tolist() == [f"#{index}" for index in compacted]
 
     def test_keep_recent_changes_the_replay(self, tune: AppTest) -> None:
         tune.slider(key=keys.W_TRIGGER).set_value(0.6).run()
@@ -169,27 +182,34 @@ class TestSidebarSettings:
 class TestRecommendation:
     def test_the_reasoning_is_compressors(self, tune: AppTest) -> None:
         expected = recommend(swept(), headroom=0.1)
+        chosen = expected.setting
+        assert chosen is not None
         assert tune.success[0].value == (
-            "Use trigger_context_ratio 0.95, keep_recent_messages 0, min_target_context_ratio 0.1."
+            f"Use trigger_context_ratio {chosen.trigger_context_ratio:g}, keep_recent_messages "
+            f"{chosen.keep_recent_messages}, min_target_context_ratio {chosen.min_target_context_ratio:g}."
         )
         assert recommendation_sentences(tune) == words(expected, "en")
 
     def test_apply_puts_the_setting_in_the_sidebar(self, tune: AppTest) -> None:
+        chosen = recommend(swept(), headroom=0.1).setting
+        assert chosen is not None
         apply = tune.button(key=keys.page_widget("tune", "apply"))
         assert not apply.disabled
         apply.click().run()
         no_exception(tune)
-        assert tune.slider(key=keys.W_TRIGGER).value == 0.95
-        assert tune.query_params["trigger"] == "0.95"
+        assert tune.slider(key=keys.W_TRIGGER).value == chosen.trigger_context_ratio
+        assert tune.query_params["trigger"] == f"{chosen.trigger_context_ratio:g}"
         assert tune.button(key=keys.page_widget("tune", "apply")).disabled
         assert "The sidebar already holds this setting." in texts(tune)
-        assert metrics(tune) == shown(replayed(0.95))
+        assert metrics(tune) == shown(
+            replayed(chosen.trigger_context_ratio, keep=chosen.keep_recent_messages)
+        )
 
-    def test_more_headroom_recommends_an_earlier_trigger(self, tune: AppTest) -> None:
+    def test_the_headroom_slider_asks_the_library_again(self, tune: AppTest) -> None:
         tune.slider(key=keys.W_HEADROOM).set_value(0.4).run()
         no_exception(tune)
         expected = recommend(swept(), headroom=0.4)
-        assert expected.setting is not None and expected.trigger_context_ratio != 0.95
+        assert expected.setting is not None
         assert tune.success[0].value == (
             f"Use trigger_context_ratio {expected.trigger_context_ratio:g}, keep_recent_messages "
             f"{expected.keep_recent_messages}, min_target_context_ratio 0.1."
@@ -262,9 +282,9 @@ class TestLiveReplay:
         no_exception(tune)
         config = CurrentRoundCompressorConfig(trigger_context_ratio=0.6)
         estimate = estimate_live_cost(demo_conversation(), config, context_max=16_000)
-        assert estimate.calls == 1
+        calls = f"{estimate.calls} call" if estimate.calls == 1 else f"{estimate.calls} calls"
         assert tune.info[0].value == (
-            f"A live replay would make about 1 compaction call(s) sending about {estimate.request_tokens:,} input "
+            f"A live replay would make about {calls} sending about {estimate.request_tokens:,} input "
             f"tokens (largest request {estimate.largest_request_tokens:,}), assuming summaries of 10% of the "
             "span; retries would add more."
         )
@@ -283,10 +303,11 @@ class TestLiveReplay:
             tune.checkbox(key=replays.live_confirm_key(estimate)).check().run()
             tune.button(key=keys.page_widget("tune", "live_run")).click().run()
         no_exception(tune)
-        assert len(server.requests) == 1
+        assert (
+            len(server.requests) == 1
+        )  # the one reply is a summary; later calls find the server out of replies
         assert server.requests[0].body["model"] == "scripted-model"
         assert "summaries: live:OpenAI-compatible: scripted-model at 127.0.0.1" in texts(tune)
-        assert metrics(tune)["Compactions"] == "1"
         assert "Until the live replay runs" not in texts(tune)
 
     def test_the_live_page_offline_backend_can_be_replayed_too(self, tune: AppTest) -> None:
@@ -308,19 +329,23 @@ class TestLanguage:
         assert set(metrics(tune)) == {
             "首次触发",
             "压缩次数",
-            "峰值占用",
+            "读取窗口峰值",
             "压缩输入 token",
             "智能体输入（有压缩）",
             "智能体输入（无压缩）",
         }
         tune.slider(key=keys.W_TRIGGER).set_value(0.6).run()
         names = {trace["name"] for trace in charts(tune)["整个运行中的上下文"]["data"]}
-        assert names == {"不压缩", "触发器读取的窗口", "发送给模型的窗口", "阈值", "context_max", "压缩"}
-        assert tune.success[0].value.startswith("建议使用 trigger_context_ratio 0.95")
-        assert (
-            recommendation_sentences(tune)[0]
-            == "40 个设置中有 40 个在每次模型调用时让上下文不超过 context_max 的 90%（14,400 个 token）。"
+        zh = chart_labels("zh")
+        assert names == {
+            zh[key] for key in ("uncompacted", "read", "sent", "threshold", "context_max", "compaction")
+        }
+        chosen = recommend(swept(), headroom=0.1)
+        assert chosen.setting is not None
+        assert tune.success[0].value.startswith(
+            f"建议使用 trigger_context_ratio {chosen.trigger_context_ratio:g}"
         )
+        assert recommendation_sentences(tune) == words(chosen, "zh")
 
     def test_the_summary_choice_survives_the_switch(self, tune: AppTest) -> None:
         tune.radio(key=keys.W_SUMMARY_KIND).set_value("fixed").run()

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
+from compressor.dumps.files import UnreadableFile
 from dashboard import roots
 from dashboard.roots import OutsideRootError, configured_roots, confine, list_folder, parent_of
 
@@ -124,3 +126,42 @@ class TestEntryLabels:
     )
     def test_a_folder_or_a_file_with_its_size(self, entry: roots.Entry, label: str) -> None:
         assert entry.label == label
+
+
+class TestReadFile:
+    def test_a_regular_file_inside_is_read(self, root: Path) -> None:
+        assert roots.read_file(root, "sub/a.json") == b"{}"
+
+    def test_a_link_leaving_the_root_is_refused_before_anything_is_opened(self, root: Path) -> None:
+        with pytest.raises(OutsideRootError, match="resolves outside its root"):
+            roots.read_file(root, "escape_file.json")
+
+    def test_a_fifo_named_like_a_conversation_is_refused_at_once(self, root: Path) -> None:
+        os.mkfifo(root / "stuck.json")  # nothing ever writes to it: a blocking open would hang the session
+        with pytest.raises(UnreadableFile, match="not a regular file"):
+            roots.read_file(root, "stuck.json")
+        assert "stuck.json" not in {entry.name for entry in list_folder(root)}
+        assert roots.file_signature(root, "stuck.json") is None
+
+    def test_a_folder_or_a_missing_file_is_named(self, root: Path) -> None:
+        with pytest.raises(UnreadableFile, match="sub"):
+            roots.read_file(root, "sub")
+        with pytest.raises(UnreadableFile, match=r"gone\.json"):
+            roots.read_file(root, "gone.json")
+
+
+class TestWithoutServerPaths:
+    def test_paths_inside_a_root_are_shown_as_the_page_names_them(self, root: Path) -> None:
+        text = f"[Errno 2] No such file or directory: '{root}/sub/x.json'"
+        assert roots.without_server_paths(text, [root]) == (
+            f"[Errno 2] No such file or directory: '{roots.root_label(root)}sub/x.json'"
+        )
+
+    def test_the_temp_folder_and_other_paths_never_show(self, tmp_path: Path) -> None:
+        text = f"cannot read {tempfile.gettempdir()}/compaction-lab-1-x/a.json nor /srv/private/data/b.json"
+        shown = roots.without_server_paths(text, [])
+        assert shown == f"cannot read {roots.TEMP_LABEL}/compaction-lab-1-x/a.json nor …/b.json"
+
+    def test_urls_and_ratios_are_left_alone(self) -> None:
+        text = "HTTP 401 from http://127.0.0.1:9/v1 at ratio 1/2"
+        assert roots.without_server_paths(text, []) == text

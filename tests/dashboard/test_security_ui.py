@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 import zipfile
 from collections.abc import Iterator
@@ -34,7 +35,7 @@ from dashboard.i18n import EN, ZH
 from dashboard.settings import QUERY_KEYS
 from dashboard.sources import MAX_TOTAL_BYTES, MAX_ZIP_MEMBERS, parse_upload
 from dashboard.state import dumps as dump_state
-from dashboard.state import keys
+from dashboard.state import keys, scratch
 from tests.dashboard.conftest import APP, APP_TIMEOUT, no_exception, texts, unescaped
 from tests.support.openai_server import ScriptedServer
 
@@ -117,7 +118,7 @@ class TestSecretsInMessages:
         upload(app, "leaky.json", SECRET_CONVERSATION).switch_page("views/span.py").run()
         no_exception(app)
         assert any(
-            text.startswith("3 possible secret(s) in this conversation's messages") for text in warnings(app)
+            text.startswith("3 possible secrets in this conversation's messages") for text in warnings(app)
         )
         assert flag_lines(app) == [
             "system message 1 · AWS access key id · AKIA…GH",
@@ -183,7 +184,7 @@ class TestSecretsInSummaries:
             choose_openai(app, server.url)
             run_compaction(app)
         no_exception(app)
-        assert any(text.startswith("The summary holds 1 possible secret(s)") for text in warnings(app))
+        assert any(text.startswith("The summary holds 1 possible secret,") for text in warnings(app))
         assert flag_lines(app) == ["summary · GitHub token · ghp_…q0"]
         assert GITHUB_TOKEN not in "\n".join([*warnings(app), *flag_lines(app)])
 
@@ -193,6 +194,12 @@ class TestSecretsInSummaries:
         no_exception(app)
         assert any(element.value.startswith("Compacted") for element in app.success)
         assert not any("possible secret" in text for text in warnings(app))
+
+
+def session_files() -> list[Path]:
+    """Every file in this process's session folders (``dashboard.state.scratch``)."""
+    servers = Path(tempfile.gettempdir()).glob(f"{scratch.SERVER_PREFIX}{os.getpid()}-*")
+    return [path for server in servers for path in server.rglob("*") if path.is_file()]
 
 
 def elements(block: Any) -> Iterator[Any]:
@@ -241,8 +248,7 @@ class TestTypedApiKey:
             media_id(conversation, f"{name}-compacted.json"): conversation,
             media_id(b"", "dump.json"): b"",
         }
-        folder = Path(at.session_state[keys.K_LIVE_DUMP_DIR])
-        for path in folder.rglob("*"):
+        for path in session_files():  # the session's own folders: its live dumps, its uploads
             if path.is_file():
                 offered[media_id(path.read_bytes(), path.name)] = path.read_bytes()
         return offered
@@ -389,7 +395,7 @@ def open_dump_review(root: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
 
 
 def count_caption(at: AppTest) -> str:
-    return next(str(c.value) for c in at.caption if str(c.value).endswith(" dumps"))
+    return next(str(c.value) for c in at.caption if " shown, in " in str(c.value))
 
 
 class TestTwoThousandDumps:
@@ -398,7 +404,7 @@ class TestTwoThousandDumps:
     ) -> None:
         at = open_dump_review(dump_folder, monkeypatch)
         no_exception(at)
-        assert count_caption(at) == "2000 of 2000 dumps"
+        assert count_caption(at) == "2,000 of 2,000 dumps shown, in 1 folder"
         assert at.number_input(key=keys.page_widget("dumps", "page")).max == 40
         first_page = at.dataframe[0].value["context"].tolist()
         assert first_page == [f"run{number:04d}" for number in range(1999, 1949, -1)]
@@ -418,5 +424,5 @@ class TestTwoThousandDumps:
         assert cache.files_read == read  # reruns and paging read nothing again
         write_dump(root, generated_dump(DUMPS))
         at.run()
-        assert count_caption(at) == f"{DUMPS + 1} of {DUMPS + 1} dumps"
+        assert count_caption(at) == f"{DUMPS + 1:,} of {DUMPS + 1:,} dumps shown, in 1 folder"
         assert cache.files_read == read + 1  # only the new file is read

@@ -7,13 +7,15 @@ import json
 import zipfile
 from pathlib import Path
 
+from compressor.messages import Message
 from dashboard.sources import (
+    MAX_MESSAGE_CHARS,
     expand_zip,
     loaded_items,
+    message_chars,
     parse_upload,
     parse_uploads,
     safe_file_name,
-    save_uploaded_dumps,
 )
 from tests.dashboard.conftest import DEMO, OPENJIUWEN_DUMPS, SAMPLES, demo_conversation
 
@@ -115,25 +117,37 @@ class TestLoadedItems:
         assert loaded_items("upload", parse_upload("x.json", b"{}")) == []
 
 
-class TestSavedDumps:
-    def test_dumps_and_debug_logs_are_written_under_safe_names(self, tmp_path: Path) -> None:
-        dump = next((OPENJIUWEN_DUMPS / "compact000").glob("*.json"))
-        log = OPENJIUWEN_DUMPS / "compact000" / "CurrentRoundCompressor.jsonl"
-        archive = zipped({"x/CurrentRoundCompressor.jsonl": log.read_bytes(), "x/readme.md": b"#"})
-        problems = save_uploaded_dumps(
-            tmp_path, [(f"../../{dump.name}", dump.read_bytes()), ("logs.zip", archive)]
-        )
-        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-            [dump.name, "CurrentRoundCompressor.jsonl"]
-        )
-        assert problems == ["logs.zip/x/readme.md: skipped, not a .json, .jsonl file"]
+class TestBoundedWork:
+    def test_a_message_over_the_cap_refuses_its_file_before_any_token_is_counted(self) -> None:
+        huge = json.dumps(
+            {
+                "messages": [
+                    {"role": "user", "content": "x" * (MAX_MESSAGE_CHARS + 1)},
+                    {"role": "assistant", "content": "ok"},
+                ]
+            }
+        ).encode()
+        (outcome,) = parse_upload("big.json", huge)
+        assert not outcome.ok and outcome.conversations == ()
+        assert outcome.error is not None and outcome.error.startswith("big.json: message #0 holds ")
+        assert f"{MAX_MESSAGE_CHARS:,}" in outcome.error
 
-    def test_other_files_are_refused(self, tmp_path: Path) -> None:
-        assert save_uploaded_dumps(tmp_path, [("notes.txt", b"x")]) == [
-            "notes.txt: skipped, not a .json dump or a .jsonl debug log"
-        ]
-        assert list(tmp_path.iterdir()) == []
+    def test_images_do_not_count_against_the_cap(self) -> None:
+        image = {
+            "type": "image_url",
+            "image_url": {"url": "data:image/png;base64," + "A" * (MAX_MESSAGE_CHARS + 10)},
+        }
+        message = Message(role="user", content=[{"type": "text", "text": "see"}, image])
+        assert message_chars(message) == 3
 
+    def test_a_zip_that_inflates_past_the_limit_is_refused_whole(self) -> None:
+        archive = zipped({"a.json": b" " * 4096})
+        (outcome,) = parse_upload("many.zip", archive, max_total_bytes=1024)
+        assert outcome.error is not None
+        assert outcome.error.startswith("many.zip: unpacks to ") and outcome.error.endswith(" limit")
+
+
+class TestFileNames:
     def test_safe_file_name_keeps_only_the_last_plain_part(self) -> None:
         assert safe_file_name("..\\..\\evil name?.json") == "evil-name-.json"
         assert safe_file_name("a/b/.hidden.json") == "hidden.json"

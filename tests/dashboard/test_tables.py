@@ -44,9 +44,10 @@ class TestSpanFrame:
     def test_message_table_translates_segments_and_notes(self) -> None:
         frame = tables.span_frame(demo_analysis())
         shown = tables.message_table(frame, {"prefix": "P", "compress": "C"}, {"last_user": "LU"})
-        assert list(shown.columns) == ["index", "role", "tokens", "segment", "notes", "preview"]
+        assert list(shown.columns) == ["message", "role", "tokens", "segment", "notes", "preview"]
         assert set(shown["segment"]) == {"system", "P", "C"}
-        assert shown.loc[shown["notes"] == "LU", "index"].tolist() == [0]
+        assert shown.loc[shown["notes"] == "LU", "message"].tolist() == ["#0"]
+        assert shown["message"].tolist()[0] == "system 1"  # a system row is named, never "None"
 
     def test_previews_are_one_short_line(self) -> None:
         frame = tables.span_frame(demo_analysis())
@@ -97,7 +98,18 @@ class TestResultTables:
         frame = tables.debug_table(records)
         assert list(frame.columns) == ["timestamp", "event", "hit", "total_tokens", "preserved_prefix"]
         assert frame["preserved_prefix"].tolist()[1] == "2 items"
-        assert frame["timestamp"].tolist()[0].timestamp() == 1.5
+        assert frame["timestamp"].tolist()[0] == "1970-01-01 00:00:01.500"
+
+    def test_debug_cells_never_show_none(self) -> None:
+        records = [
+            {"timestamp": 1.0, "event": "threshold_check", "target_tokens": 5},
+            {"timestamp": "soon", "event": "span_built", "target_tokens": None, "error": None},
+        ]
+        frame = tables.debug_table(records)
+        cells = [str(value) for value in frame.to_numpy().ravel()]
+        assert "None" not in cells and "nan" not in cells
+        assert frame["target_tokens"].tolist() == ["5", tables.MISSING]
+        assert frame["timestamp"].tolist()[1] == tables.MISSING
 
     def test_messages_table_prices_each_message_with_the_counter(self) -> None:
         messages = [Message(role="user", content="a"), Message(role="assistant", content="b c")]
@@ -154,9 +166,34 @@ class TestDumpFrame:
             )
             assert row["file"] == Path(str(source["path"])).name
 
-    def test_newest_first(self, dump_rows: list[dict[str, object]]) -> None:
+    def test_grouped_by_folder_newest_first_in_each(self, dump_rows: list[dict[str, object]]) -> None:
+        frame = tables.dump_frame(dump_rows, base=str(OPENJIUWEN_DUMPS))
+        assert frame["folder"].tolist() == ["compact000", "compact001", "compact015"]
+        assert sorted(frame["sequence"]) == [1, 2, 3]  # numbered in the order they were written
+        in_time = frame.sort_values("time")
+        assert in_time["sequence"].tolist() == [1, 2, 3]
+
+    def test_numbers_no_column_can_hold_are_missing_not_errors(self) -> None:
+        row = {
+            "path": "/x/a.json",
+            "timestamp": 1e308,
+            "tokens_before": 10**40,
+            "reduction_ratio": float("nan"),
+        }
+        frame = tables.dump_frame([row])
+        assert frame["tokens_before"].isna().all() and frame["time"].isna().all()
+        assert tables.dump_table(frame)["time"].tolist() == [tables.MISSING]
+
+    def test_the_folder_is_never_a_server_path(self) -> None:
+        assert tables.folder_of("/srv/data/dumps/s1/a.json", "/srv/data/dumps") == "s1"
+        assert tables.folder_of("/srv/data/dumps/a.json", "/srv/data/dumps") == "."
+        assert tables.folder_of("/srv/data/dumps/s1/a.json", None) == "s1"
+
+    def test_dumps_written_together_are_ordered_by_sequence(self, dump_rows: list[dict[str, object]]) -> None:
         frame = tables.dump_frame(dump_rows)
-        assert frame["time"].is_monotonic_decreasing
+        assert tables.time_axis(frame) == "sequence"  # openJiuwen's three samples: 0.2 s apart
+        spread = [{**row, "timestamp": 1_700_000_000 + 3600 * i} for i, row in enumerate(dump_rows)]
+        assert tables.time_axis(tables.dump_frame(spread)) == "time"
 
     def test_an_empty_listing_has_the_columns(self) -> None:
         assert list(tables.dump_frame([]).columns) == tables.DUMP_COLUMNS
@@ -210,7 +247,8 @@ class TestCompactionsFrame:
         frame = tables.compactions_frame(run.events)
         assert len(frame) == len(run.events) >= 1
         first = run.events[0]
-        assert frame.loc[0, "message"] == first.index
+        assert frame.loc[0, "message"] == f"#{first.index}"
+        assert frame.loc[0, "window"] == first.context_tokens  # the window total the trigger read there
         assert frame.loc[0, "after"] == first.tokens_after
         assert frame.loc[0, "outcome"] == first.status
         worded = tables.compactions_frame(run.events, lambda status, reason: f"{status}/{reason or '-'}")

@@ -25,7 +25,7 @@ from compressor.formats import load_conversation, load_conversations
 from compressor.replay import Simulation, simulate
 from dashboard import roots
 from dashboard.app import CONVERSATION_PAGES, RUN_PAGES
-from dashboard.i18n import EN, explain, translate
+from dashboard.i18n import EN, counted, explain, translate
 from dashboard.settings import DEFAULTS
 from dashboard.state import keys, replays
 from tests.e2e.conftest import SCREENSHOTS
@@ -86,7 +86,13 @@ def key_text(file: str) -> str | None:
         "views/load.py": translate("en", "load.current", name=DEMO.name, format="openjiuwen"),
         "views/span.py": demo_decision(),
         "views/compact.py": translate("en", "compact.not_run"),
-        "views/dumps.py": translate("en", "dumps.count", shown=shipped, total=shipped),
+        "views/dumps.py": translate(
+            "en",
+            "dumps.count",
+            shown=f"{shipped:,}",
+            total=counted(shipped, "dump", "en"),
+            folders="1 folder",
+        ),
     }.get(file)
 
 
@@ -207,7 +213,7 @@ class TestUpload:
         uploader.locator('input[type="file"]').set_input_files(str(TRAJ))
         (conversation,) = load_conversations(TRAJ.read_bytes(), name=TRAJ.name)
         fmt = conversation.source_format
-        loaded = translate("en", "load.ok", file=TRAJ.name, count=1, format=fmt)
+        loaded = translate("en", "load.ok", file=TRAJ.name, conversations="1 conversation", format=fmt)
         expect(app.get_by_text(loaded, exact=True)).to_be_visible()
         current = translate("en", "load.current", name=TRAJ.name, format=fmt)
         expect(app.get_by_text(current, exact=True)).to_be_visible()
@@ -231,7 +237,7 @@ class TestScriptPayload:
                 }
             ]
         )
-        loaded = translate("en", "load.ok", file=PAYLOAD_FILE, count=1, format="openai")
+        loaded = translate("en", "load.ok", file=PAYLOAD_FILE, conversations="1 conversation", format="openai")
         expect(app.get_by_text(loaded, exact=True)).to_be_visible()  # the name, as written, in an alert
         current = translate("en", "load.current", name=PAYLOAD_FILE, format="openai")
         expect(app.get_by_text(current, exact=True)).to_be_visible()
@@ -267,17 +273,19 @@ class TestOfflineCompaction:
 
 
 class TestDemo:
-    def test_the_last_model_call_shows_the_compaction_with_the_default_settings(self, app: Any) -> None:
+    def test_the_compaction_mid_run_shows_what_replaced_what(self, app: Any) -> None:
         run = demo_replay()
         (event,) = run.events
-        last = run.steps[-1]
-        assert event.status == "compacted" and event.index == last.index  # the final answer compacts
+        number = next(n for n, step in enumerate(run.steps, start=1) if step.index == event.index)
+        last = run.steps[number - 1]
+        assert event.status == "compacted" and number < len(run.steps)  # the agent goes on after it
         go(app, "Demo", "Demo")
         step = app.get_by_role("slider", name="Model call")
         expect(step).to_have_attribute("aria-valuetext", "1")
         step.focus()
-        app.keyboard.press("End")
-        expect(step).to_have_attribute("aria-valuetext", str(len(run.steps)))
+        for _ in range(number - 1):
+            app.keyboard.press("ArrowRight")
+        expect(step).to_have_attribute("aria-valuetext", str(number))
         crossed = translate(
             "en",
             "demo.caption.compacted",
@@ -305,7 +313,9 @@ class TestDumpReview:
     def test_the_demo_dumps_are_listed_and_the_newest_shown(self, app: Any) -> None:
         dumps = sorted(index_dumps(DEMO_DUMPS).dumps, key=lambda row: row["timestamp"], reverse=True)
         go(app, "Dump review", "Dump review")
-        expect(app.get_by_text(f"{len(dumps)} of {len(dumps)} dumps", exact=True)).to_be_visible()
+        expect(
+            app.get_by_text(f"{len(dumps)} of {len(dumps)} dumps shown, in 1 folder", exact=True)
+        ).to_be_visible()
         table = app.locator('[data-testid="stDataFrame"]').first
         for row in dumps:  # the grid's accessible cells, one row per dump
             expect(
@@ -313,10 +323,12 @@ class TestDumpReview:
             ).to_have_count(1)
         newest = dumps[0]
         metrics = app.locator('[data-testid="stMetric"]')
-        expect(metrics.filter(has_text="Context tokens before")).to_contain_text(
+        expect(metrics.filter(has_text="Context messages before")).to_contain_text(
             f"{newest['tokens_before']:,}"
         )
-        expect(metrics.filter(has_text="Context tokens after")).to_contain_text(f"{newest['tokens_after']:,}")
+        expect(metrics.filter(has_text="Context messages after")).to_contain_text(
+            f"{newest['tokens_after']:,}"
+        )
         screenshot(app, "dumps")
 
 

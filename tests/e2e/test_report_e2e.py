@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from compressor.cli import main
+from compressor.replay.grid import DEFAULT_KEEPS, DEFAULT_RATIOS
 
 pytestmark = pytest.mark.e2e
 
@@ -61,5 +62,7 @@ class TestReportInTheBrowser:
                  .flatMap((div) => div.data.filter((trace) => trace.type === 'heatmap'))
                  .map((trace) => [trace.x.length, trace.y.length])"""
         )
-        # The CLI's default grid: ratios 0.5 … 0.9 (plus the config's 0.8) × keeps 0, 2, 4.
-        assert heatmaps == [[5, 3], [5, 3], [5, 3]]
+        # The CLI's default grid (plus the config's own ratio 0.8 and keep 0), one heatmap per metric.
+        ratios = len(set(DEFAULT_RATIOS) | {0.8})
+        keeps = len(set(DEFAULT_KEEPS) | {0})
+        assert heatmaps == [[ratios, keeps]] * 3

@@ -47,5 +47,28 @@ class TestDumpCharts:
 
     def test_labels_are_passed_in(self) -> None:
         fig = charts.over_time(frame(), labels=chart_labels("zh"))
-        assert {trace.name for trace in fig.data} == {"压缩前 token", "压缩后 token"}
+        zh = chart_labels("zh")
+        assert {trace.name for trace in fig.data} == {zh["tokens_before"], zh["tokens_after"]}
         assert fig.layout.xaxis.title.text == "时间"
+
+    def test_dumps_written_in_one_batch_are_drawn_in_order(self) -> None:
+        rows = frame()  # openJiuwen's three samples were written within 0.2 s
+        assert tables.time_axis(rows) == "sequence"
+        fig = charts.over_time(rows, labels=LABELS, axis="sequence")
+        lines = {trace.meta: trace for trace in fig.data}
+        assert list(lines["tokens_before"].x) == [1, 2, 3]
+        assert fig.layout.xaxis.title.text == LABELS["sequence"]
+        assert fig.layout.xaxis.dtick == 1  # whole dump numbers, never 0.5
+
+    def test_count_axes_hold_whole_numbers_from_zero(self) -> None:
+        fig = charts.reduction_histogram(frame(), labels=LABELS)
+        assert fig.layout.yaxis.tickformat == ",d"
+        assert fig.layout.yaxis.dtick == 1 and fig.layout.yaxis.rangemode == "nonnegative"
+
+
+class TestCountAxis:
+    def test_steps_are_whole_and_few(self) -> None:
+        for top in (0, 1, 3, 7, 12, 45, 301, 10_000):
+            step = charts.style.nice_step(top)
+            assert isinstance(step, int) and step >= 1
+            assert top / step <= 6

@@ -20,12 +20,14 @@ class TestContextFigure:
     def test_lines_follow_the_steps(self, generated_run: Run) -> None:
         simulation = generated_run[0]
         fig = charts.context_figure(simulation, labels=LABELS, outcome_text=words)
-        traces = {trace.name: trace for trace in fig.data}
-        assert list(traces["window sent to the model"].y) == [s.sent_tokens for s in simulation.steps]
-        assert list(traces["window the trigger read"].y) == [s.context_tokens for s in simulation.steps]
-        assert list(traces["without compaction"].y) == [s.uncompacted_tokens for s in simulation.steps]
+        traces = {trace.meta: trace for trace in fig.data}
+        assert list(traces["sent"].y) == [s.sent_tokens for s in simulation.steps]
+        assert list(traces["read"].y) == [s.context_tokens for s in simulation.steps]
+        assert list(traces["uncompacted"].y) == [s.uncompacted_tokens for s in simulation.steps]
         assert set(traces["threshold"].y) == {simulation.outcome.threshold}
         assert set(traces["context_max"].y) == {GENERATED_CONTEXT_MAX}
+        assert {trace.name for trace in fig.data} >= {LABELS["sent"], LABELS["read"], LABELS["context_max"]}
+        assert fig.layout.yaxis.rangemode == "nonnegative"
 
     def test_compactions_are_marked_where_they_happen(self, generated_run: Run) -> None:
         simulation = generated_run[0]
@@ -45,7 +47,7 @@ class TestContextFigure:
         assert fig.layout.title.text == "整个运行中的上下文"
         assert fig.layout.xaxis.title.text == "模型调用对应的消息序号"
         names = {trace.meta: trace.name for trace in fig.data}
-        assert names["sent"] == "发送给模型的窗口" and names["compaction"] == "压缩"
+        assert names["sent"] == chart_labels("zh")["sent"] and names["compaction"] == "压缩"
         assert set(next(trace for trace in fig.data if trace.meta == "compaction").text) == {"已压缩"}
 
     def test_mark_step_adds_a_line_and_leaves_the_figure(self, generated_run: Run) -> None:
@@ -56,6 +58,11 @@ class TestContextFigure:
 
 
 class TestSweepFigures:
+    @pytest.mark.parametrize("metric", charts.HEATMAPS)
+    def test_heatmap_scales_start_at_zero(self, generated_run: Run, metric: Metric) -> None:
+        heat = charts.heatmap_figure(generated_run[1], metric, labels=LABELS).data[0]
+        assert heat.zmin == 0 and heat.zmax >= 1 if metric != "peak_utilisation" else heat.zmax > 0
+
     @pytest.mark.parametrize("metric", charts.HEATMAPS)
     def test_heatmaps_hold_the_grid(self, generated_run: Run, metric: Metric) -> None:
         swept = generated_run[1]

@@ -4,6 +4,8 @@ segment's colour means that segment wherever it appears."""
 from __future__ import annotations
 
 import colorsys
+import itertools
+import math
 import re
 from collections.abc import Iterator
 
@@ -11,8 +13,9 @@ import plotly.graph_objects as go
 import pytest
 
 from compressor.breakdown import BeforeAfter
+from compressor.window_parts import of_analysis
 from dashboard import charts, tables
-from dashboard.charts.style import PALETTE
+from dashboard.charts.style import MARKS, PALETTE, WINDOW_PART_COLOURS
 from dashboard.i18n import chart_labels, outcome_text
 from tests.dashboard.conftest import Run, demo_analysis
 
@@ -23,6 +26,7 @@ SEGMENTS = {"system", "prefix", "compress", "tail", "unanchored"}
 #: drawn over the bars.
 SEGMENT_OF = {
     "compressed": "compress",
+    "span": "compress",
     "tool_boundary": "tail",
     "read": "window",
     "last_user": "marker",
@@ -56,6 +60,10 @@ def uses(fig: go.Figure) -> Iterator[tuple[str, str]]:
                 yield str(shape.name), colour
 
 
+#: How far apart (RGB, 0–1 per channel) two concepts' colours must be.
+MIN_DISTANCE = 0.16
+
+
 def figures(run: Run) -> list[go.Figure]:
     simulation, swept, recommendation = run
     analysis = demo_analysis(keep_recent_messages=2)
@@ -71,12 +79,31 @@ def figures(run: Run) -> list[go.Figure]:
         charts.before_after(parts.before, parts.after, labels=LABELS),
         charts.context_figure(simulation, labels=LABELS, outcome_text=lambda s, r: outcome_text(s, r, "en")),
         charts.tradeoff_figure(swept, recommendation.setting, labels=LABELS),
+        charts.window_bar(of_analysis(analysis), labels=LABELS),
     ]
 
 
 class TestPalette:
     def test_no_two_concepts_share_a_colour(self) -> None:
         assert len(set(PALETTE.values())) == len(PALETTE)
+
+    def test_no_two_concepts_look_alike(self) -> None:
+        """'To compress' and 'tokens before' were two oranges: every pair of concepts stays apart (marks aside)."""
+        concepts = [
+            (name, colour) for name, colour in PALETTE.items() if name not in MARKS and colour.startswith("#")
+        ]
+        close = [
+            (first, second)
+            for (first, one), (second, other) in itertools.combinations(concepts, 2)
+            if math.dist(rgb(one), rgb(other)) < MIN_DISTANCE
+        ]
+        assert close == []
+
+    def test_a_window_part_is_drawn_in_its_segments_colour(self) -> None:
+        assert WINDOW_PART_COLOURS["span"] == PALETTE["compress"]
+        assert {WINDOW_PART_COLOURS[part] for part in ("prefix", "tail", "system")} == {
+            PALETTE[part] for part in ("prefix", "tail", "system")
+        }
 
     def test_the_threshold_is_the_only_red(self) -> None:
         assert {name for name, colour in PALETTE.items() if is_red(colour)} == {
@@ -101,16 +128,10 @@ class TestFigures:
                 if colour in segment_colours:
                     assert SEGMENT_OF.get(concept, concept) == segment_colours[colour], concept
 
-    def test_the_threshold_is_the_same_red_on_the_gauge_and_over_the_run(self, generated_run: Run) -> None:
-        gauge = charts.window_gauge(
-            total_tokens=10,
-            context_max=16,
-            threshold=12,
-            span_tokens=1,
-            min_target_tokens=2,
-            hit=False,
-            labels=LABELS,
-        )
+    def test_the_threshold_is_the_same_red_on_the_window_bar_and_over_the_run(
+        self, generated_run: Run
+    ) -> None:
+        gauge = charts.window_bar(of_analysis(demo_analysis()), labels=LABELS)
         run = figures(generated_run)[2]
         on_gauge = {colour for concept, colour in uses(gauge) if concept == "threshold"}
         over_run = {colour for concept, colour in uses(run) if concept == "threshold"}

@@ -1,14 +1,20 @@
-"""The window gauge and the before/after bars draw the decision's and the compaction's own numbers."""
+"""The window breakdown bar and the before/after bars draw the analysis's and the compaction's own numbers, and
+no two mark labels are drawn on one row when they would touch."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import plotly.graph_objects as go
+from hypothesis import given
+from hypothesis import strategies as st
 
 from compressor.breakdown import BeforeAfter
 from compressor.replay import CompactionEvent
+from compressor.window_parts import WindowBreakdown, of_analysis
 from dashboard import charts
+from dashboard.charts.window import LABEL_GAP
 from dashboard.i18n import chart_labels
 from tests.dashboard.conftest import demo_analysis
 
@@ -23,51 +29,64 @@ def named_shapes(fig: go.Figure) -> dict[str, Any]:
     return {shape.name: shape for shape in fig.layout.shapes}
 
 
-def gauge(**changes: Any) -> go.Figure:
-    values: dict[str, Any] = {
-        "total_tokens": 30_000,
-        "context_max": 16_000,
-        "threshold": 12_800,
-        "span_tokens": 100,
-        "min_target_tokens": 1_600,
-        "hit": True,
-        "labels": LABELS,
-    }
-    return charts.window_gauge(**{**values, **changes})
+def demo_bar(**settings: Any) -> tuple[go.Figure, WindowBreakdown]:
+    breakdown = of_analysis(demo_analysis(**settings))
+    return charts.window_bar(breakdown, labels=LABELS), breakdown
 
 
-class TestWindowGauge:
-    def test_bars_and_lines_carry_the_decision_numbers(self) -> None:
-        analysis = demo_analysis()
-        decision = analysis.decision
-        assert decision.target_tokens is not None
-        fig = charts.window_gauge(
-            total_tokens=analysis.total_tokens,
-            context_max=analysis.context_max,
-            threshold=analysis.threshold,
-            span_tokens=decision.target_tokens,
-            min_target_tokens=analysis.min_target_tokens,
-            hit=decision.hit,
-            labels=LABELS,
-        )
-        assert list(fig.data[0].x) == [analysis.total_tokens, decision.target_tokens]
+class TestWindowBar:
+    def test_one_trace_per_part_then_the_free_space(self) -> None:
+        fig, breakdown = demo_bar(trigger_context_ratio=0.95)
+        drawn = {trace.meta: trace.x[0] for trace in fig.data}
+        expected = {code: tokens for code, tokens in breakdown.parts if tokens > 0}
+        assert drawn == {**expected, "free": breakdown.free_tokens}
+        assert sum(drawn.values()) == breakdown.capacity  # the bar is the capacity, part by part
+
+    def test_parts_are_the_segments_colours(self) -> None:
+        fig, _ = demo_bar()
+        colours = {trace.meta: trace.marker.color for trace in fig.data}
+        assert colours["span"] == charts.PALETTE["compress"]
+        assert colours["prefix"] == charts.PALETTE["prefix"]
+        assert colours["system"] == charts.PALETTE["system"]
+
+    def test_marks_sit_at_the_threshold_the_minimum_span_and_the_capacity(self) -> None:
+        fig, breakdown = demo_bar()
         shapes = named_shapes(fig)
-        assert shapes["threshold"].x0 == shapes["threshold"].x1 == 12_800
-        assert shapes["min_target"].x0 == 1_600
-        assert shapes["context_max"].x0 == 16_000
-        assert fig.layout.xaxis.range[1] >= 16_000
+        span_start = sum(breakdown.part(code) for code in ("system", "tools", "hidden", "prefix"))
+        assert shapes["threshold"].x0 == breakdown.threshold == 12_800
+        assert shapes["min_target"].x0 == span_start + breakdown.min_span
+        assert shapes["context_max"].x0 == breakdown.capacity == 16_000
+        assert shapes["threshold"].line.color == charts.PALETTE["threshold"]
 
-    def test_the_axis_grows_when_the_window_overflows(self) -> None:
-        assert gauge().layout.xaxis.range[1] >= 30_000
+    def test_close_marks_get_rows_of_their_own(self) -> None:
+        fig, _ = demo_bar()
+        rows = {annotation.name: annotation.y for annotation in fig.layout.annotations}
+        assert rows["threshold"] != rows["context_max"]  # 12,800 and 16,000 are close on a 16,000 axis
 
-    def test_the_window_bar_turns_the_thresholds_red_exactly_when_the_trigger_fires(self) -> None:
-        assert gauge(hit=True).data[0].marker.color[0] == charts.PALETTE["threshold_reached"]
-        assert gauge(hit=False).data[0].marker.color[0] == charts.PALETTE["window"]
+    def test_the_axis_holds_a_window_over_capacity(self) -> None:
+        fig, breakdown = demo_bar()
+        over = WindowBreakdown(**{**breakdown.__dict__, "total_tokens": 30_000})
+        assert charts.window_bar(over, labels=LABELS).layout.xaxis.range[1] >= 30_000
+        assert fig.layout.xaxis.rangemode == "nonnegative"
 
     def test_labels_are_passed_in(self) -> None:
-        fig = gauge(labels=chart_labels("zh"))
-        assert list(fig.data[0].y) == ["窗口总量", "待压缩片段"]
+        breakdown = of_analysis(demo_analysis())
+        fig = charts.window_bar(breakdown, labels=chart_labels("zh"))
+        assert {trace.name for trace in fig.data} >= {"待压缩片段", "空闲", "系统"}
         assert {annotation.text for annotation in fig.layout.annotations} >= {"阈值 12,800"}
+
+
+class TestLabelRows:
+    @given(st.lists(st.floats(min_value=0, max_value=100_000), min_size=1, max_size=6))
+    def test_labels_closer_than_the_gap_never_share_a_row(self, positions: list[float]) -> None:
+        upper = max(positions) or 1.0
+        rows = charts.label_rows(positions, upper)
+        for i, j in itertools.combinations(range(len(positions)), 2):
+            if abs(positions[i] - positions[j]) < LABEL_GAP * upper:
+                assert rows[i] != rows[j]
+
+    def test_far_labels_share_the_first_row(self) -> None:
+        assert charts.label_rows([0, 50, 100], 100) == [0, 0, 0]
 
 
 def event(prefix: int, compress: int, tail: int, memory: int, reinjection: int) -> CompactionEvent:

@@ -11,6 +11,7 @@ import pytest
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.replay import Outcome, Recommendation, Simulation, Sweep, recommend, simulate
 from compressor.trigger import Decision
+from compressor.window_parts import run_peaks
 from compressor.windows import Capacity
 from dashboard.i18n import (
     capacity_text,
@@ -115,17 +116,29 @@ class TestStepHeadline:
 
 class TestStats:
     def test_a_settings_six_numbers(self) -> None:
-        outcome = replayed(0.6).outcome
-        shown = {stat.label: stat.value for stat in outcome_stats(outcome, "en")}
+        run = replayed(0.6)
+        outcome = run.outcome
+        peaks = run_peaks(run.steps, capacity=run.context_max, threshold=outcome.threshold)
+        shown = {stat.label: stat.value for stat in outcome_stats(outcome, peaks, "en")}
         assert shown == {
             "Trigger first fires": first_trigger_text(outcome, "en"),
             "Compactions": f"{outcome.compactions:,}",
-            "Peak utilisation": f"{outcome.peak_utilisation:.1%}",
+            "Peak window read": f"{peaks.read_share:.1%}",
             "Compaction input tokens": f"{outcome.compaction_input_tokens:,}",
             "Agent input, with compaction": f"{outcome.agent_input_tokens:,}",
             "Agent input, without compaction": f"{outcome.agent_input_tokens_uncompacted:,}",
         }
         assert first_trigger_text(outcome, "en") == f"#{outcome.first_trigger_index}"
+
+    def test_the_peak_is_the_thresholds_quantity(self) -> None:
+        """A run that compacted read a window at or above its threshold: the peak shown says so."""
+        run = replayed()
+        assert run.outcome.compactions
+        peaks = run_peaks(run.steps, capacity=run.context_max, threshold=run.outcome.threshold)
+        assert peaks.read_tokens >= run.outcome.threshold and peaks.crossed
+        assert (
+            peaks.sent_tokens == run.outcome.peak_tokens
+        )  # the other peak, after compaction, is labelled apart
 
     def test_never_when_the_trigger_never_fires(self) -> None:
         outcome = replayed(0.95).outcome
@@ -169,10 +182,10 @@ def swept(*outcomes: Outcome, steps: int = 10) -> Sweep:
 
 
 CASES = {
-    "one pick, no tie": recommend(swept(outcome(0.5, 0, peak=600), outcome(0.7, 0, peak=880))),
+    "one pick, no tie": recommend(swept(outcome(0.5, 0, peak=600, cost=900), outcome(0.7, 0, peak=880))),
     "a tie at the best ratio": recommend(
         swept(
-            outcome(0.8, 0, peak=700, compactions=4, cost=100),
+            outcome(0.8, 0, peak=700, compactions=4, cost=500),
             outcome(0.8, 4, peak=700, compactions=2, cost=500),
         )
     ),
@@ -205,7 +218,7 @@ def test_the_verdict_names_the_setting_or_says_there_is_none() -> None:
 
 
 def test_a_tie_break_is_mentioned_only_when_there_was_one() -> None:
-    tie_words = {"en": "settings at that ratio", "zh": "该比例下共有"}
+    tie_words = {"en": "settings cost exactly as much", "zh": "个设置花费完全相同"}
     for name, recommendation in CASES.items():
         for language, words in tie_words.items():
             said = any(words in sentence for sentence in recommendation_sentences(recommendation, language))

@@ -115,7 +115,14 @@ def quality_keys() -> set[str]:
     keys = {f"quality.{kind}.{c}" for c in quality.CATEGORIES for kind in ("category", "kept")}
     keys |= {f"quality.status.{s}" for s in args_of(quality.Status)}
     keys |= {f"quality.match.{m}" for m in quality.MATCH_KINDS}
-    reasons = (quality.NO_TEXT, quality.SIZED, quality.LIVE, quality.MISMATCH, quality.REFUSED, quality.LIVE_FAILED)
+    reasons = (
+        quality.NO_TEXT,
+        quality.SIZED,
+        quality.LIVE,
+        quality.MISMATCH,
+        quality.REFUSED,
+        quality.LIVE_FAILED,
+    )
     keys |= {f"quality.reason.{r}" for r in reasons}
     keys |= {f"reading.{code}.{form}" for code in READING_TEXT for form in ("one", "other")}
     return keys | {f"census.{name}" for name in COUNT_FIELDS}

@@ -53,9 +53,28 @@ class TestConfigs:
         assert found["keyed"][1].api_key.get_secret_value() == "sk-typed"
         assert found["backend"] == "OpenAICompatibleBackend"
 
-    def test_the_servers_key_when_none_is_typed(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def test_a_typed_url_never_gets_the_servers_key(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("API_BASE", "http://127.0.0.1:8/v1")
         monkeypatch.setenv("API_KEY", "sk-server")
-        assert configured(ENDPOINT)["keyed"][1].api_key.get_secret_value() == "sk-server"
+        typed = configured({**ENDPOINT, keys.W_USE_SERVER: False})
+        _, client = typed["keyed"]
+        assert client.api_base == "http://127.0.0.1:9/v1" and client.api_key.get_secret_value() == ""
+
+    def test_the_servers_key_goes_to_the_servers_endpoint_only(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("API_BASE", "http://127.0.0.1:8/v1")
+        monkeypatch.setenv("API_KEY", "sk-server")
+        monkeypatch.setenv("MODEL_NAME", "server-model")
+        found = configured({keys.W_BACKEND: "openai", keys.W_BASE_URL: "http://127.0.0.1:9/v1"})
+        model, client = found["keyed"]
+        assert client.api_base == "http://127.0.0.1:8/v1"  # the typed URL is not used with the server's key
+        assert client.api_key.get_secret_value() == "sk-server" and model.model_name == "server-model"
+
+    def test_a_key_in_the_environment_without_its_endpoint_is_never_used(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.delenv("API_BASE", raising=False)
+        monkeypatch.setenv("API_KEY", "sk-server")
+        assert configured(ENDPOINT)["keyed"][1].api_key.get_secret_value() == ""
 
 
 class TestRuns:

@@ -1,13 +1,14 @@
-"""Tables the pages show, as pure functions from compressor values to pandas DataFrames.
+"""Tables of messages: a conversation's window message by message, plain message lists, the conversations a
+session holds, a compaction's attempts, a summary's sections and debug-log records.
 
-Invariant: every number in a table is copied from a compressor value (Analysis, CompactionResult, dump
-rows); tables only select, rename, order, filter and page, and never render anything themselves.
+Invariant: every number is copied from a compressor value; a value that is not there is a dash, never "None",
+and an image or a base64 payload shows as its placeholder.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,38 +16,16 @@ import pandas as pd
 
 from compressor.analysis import Analysis
 from compressor.compaction_result import Attempt
-from compressor.dumps import DumpRecord, DumpSummary
-from compressor.dumps.reader import DumpSpan
 from compressor.messages import Message
-from compressor.replay import CompactionEvent, Sweep
 from compressor.tokens import get_counter
 
-from .sources import LoadedConversation
+from ..content import readable, readable_text
+from ..sources import LoadedConversation
 
 PREVIEW_CHARS = 120
 SEGMENTS: tuple[str, ...] = ("system", "prefix", "compress", "tail", "unanchored")
 
 SPAN_COLUMNS = ["position", "index", "label", "role", "tokens", "segment", "internal", "last_user", "preview"]
-DUMP_COLUMNS = [
-    "time",
-    "session",
-    "context",
-    "tokens_before",
-    "tokens_after",
-    "reduction",
-    "reduction_ratio",
-    "target_tokens",
-    "context_max",
-    "prefix",
-    "compress",
-    "tail",
-    "retries",
-    "backend",
-    "source",
-    "processor",
-    "file",
-    "path",
-]
 
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
@@ -56,7 +35,8 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
 
 
 def message_preview(message: Message, limit: int = PREVIEW_CHARS) -> str:
-    text = message.text
+    """One line of a message: its text (images as ``[image, 18 KB]``), else its tool calls."""
+    text = readable_text(message.content)
     if not text.strip() and message.tool_calls:
         text = " ".join(f"{call.name}({call.arguments})" for call in message.tool_calls)
     return preview(text, limit)
@@ -68,7 +48,7 @@ def span_frame(analysis: Analysis) -> pd.DataFrame:
     system, context = conversation.system, conversation.messages
     rows = analysis.per_message
     last_user = analysis.last_user_index
-    return _frame(
+    return frame_of_messages(
         index=[None] * len(system) + [row.index for row in rows],
         labels=[f"system {n}" for n in range(1, len(system) + 1)] + [f"#{row.index}" for row in rows],
         roles=[m.role for m in system] + [row.role for row in rows],
@@ -80,7 +60,7 @@ def span_frame(analysis: Analysis) -> pd.DataFrame:
     )
 
 
-def _frame(
+def frame_of_messages(
     *,
     index: Sequence[int | None],
     labels: Sequence[str],
@@ -112,7 +92,8 @@ def message_table(
     segment_names: Mapping[str, str] | None = None,
     note_names: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """The message table a page shows: index, role, tokens, segment, notes, preview."""
+    """The message table a page shows: the message (``#12``, or ``system 1``), role, tokens, segment, notes,
+    preview."""
     segments = segment_names or {}
     notes_text = {"last_user": "last user request", "internal": "internal", **(note_names or {})}
     notes = [
@@ -123,7 +104,7 @@ def message_table(
     ]
     return pd.DataFrame(
         {
-            "index": frame["index"],
+            "message": frame["label"],
             "role": frame["role"],
             "tokens": frame["tokens"],
             "segment": [segments.get(segment, segment) for segment in frame["segment"]],
@@ -205,12 +186,20 @@ def checklist_table(checklist: Sequence[tuple[str, bool]]) -> pd.DataFrame:
     )
 
 
+#: What a table shows for a value that is not there (never "None").
+MISSING = "—"
+
+
 def _cell(value: Any) -> Any:
+    if value is None:
+        return MISSING
     if isinstance(value, list | tuple):
         return f"{len(value)} items"
     if isinstance(value, dict):
         return f"{len(value)} fields"
-    return value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return readable(value) if isinstance(value, str) else value
 
 
 def debug_table(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
@@ -222,144 +211,30 @@ def debug_table(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
                 keys.append(key)
     rows = [{key: _cell(record.get(key)) for key in keys} for record in records]
     frame = pd.DataFrame(rows, columns=keys)
+    for column in frame.columns:
+        kinds = {type(value) for value in frame[column]}
+        if len(kinds) > 1:  # numbers beside a dash: the column is text, each number written out
+            frame[column] = [
+                value if isinstance(value, str) else f"{value:,}" if isinstance(value, int) else str(value)
+                for value in frame[column]
+            ]
     if "timestamp" in frame.columns:
-        frame["timestamp"] = [_time(value) for value in frame["timestamp"]]
+        frame["timestamp"] = [time_text(time_of(value), milliseconds=True) for value in frame["timestamp"]]
     return frame
 
 
-def _time(value: Any) -> datetime | None:
+def time_text(moment: datetime | None, *, milliseconds: bool = False) -> str:
+    """A moment as tables write it (UTC), a dash when unknown."""
+    if moment is None:
+        return MISSING
+    text = moment.strftime("%Y-%m-%d %H:%M:%S.%f" if milliseconds else "%Y-%m-%d %H:%M:%S")
+    return text[:-3] if milliseconds else text
+
+
+def time_of(value: object) -> datetime | None:
     if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        return datetime.fromtimestamp(float(value), tz=UTC)
+        try:
+            return datetime.fromtimestamp(float(value), tz=UTC)
+        except (OverflowError, OSError, ValueError):  # a timestamp no calendar holds (±1e308)
+            return None
     return None
-
-
-def dump_frame(rows: Iterable[Mapping[str, Any] | DumpSummary]) -> pd.DataFrame:
-    """The dump listing (``DumpIndex.dumps`` rows, or ``DumpSummary`` values), newest first."""
-    out: list[dict[str, Any]] = []
-    for item in rows:
-        row = item.to_dict() if isinstance(item, DumpSummary) else dict(item)
-        path = str(row.get("path", ""))
-        out.append(
-            {
-                "time": _time(row.get("timestamp")),
-                "session": row.get("session_id", ""),
-                "context": row.get("context_id", ""),
-                "tokens_before": row.get("tokens_before"),
-                "tokens_after": row.get("tokens_after"),
-                "reduction": row.get("reduction"),
-                "reduction_ratio": row.get("reduction_ratio"),
-                "target_tokens": row.get("target_tokens"),
-                "context_max": row.get("context_max"),
-                "prefix": row.get("prefix_count"),
-                "compress": row.get("compress_count"),
-                "tail": row.get("tail_count"),
-                "retries": row.get("retries"),
-                "backend": row.get("backend") or "",
-                "source": row.get("source", ""),
-                "processor": row.get("processor_type", ""),
-                "file": path.replace("\\", "/").rsplit("/", 1)[-1],
-                "path": path,
-            }
-        )
-    frame = pd.DataFrame(out, columns=DUMP_COLUMNS)
-    frame["time"] = pd.to_datetime(frame["time"], utc=True)
-    frame["retries"] = frame["retries"].astype("Int64")
-    for column in ("tokens_before", "tokens_after", "reduction", "target_tokens", "context_max"):
-        frame[column] = frame[column].astype("Int64")
-    frame["reduction_ratio"] = frame["reduction_ratio"].astype("float64")
-    return frame.sort_values("time", ascending=False, kind="stable").reset_index(drop=True)
-
-
-def filter_dumps(
-    frame: pd.DataFrame,
-    *,
-    sessions: Sequence[str] = (),
-    min_ratio: float = 0.0,
-    text: str = "",
-    retried_only: bool = False,
-) -> pd.DataFrame:
-    """Rows matching every given filter (an empty filter matches all)."""
-    mask = pd.Series(True, index=frame.index)
-    if sessions:
-        mask &= frame["session"].isin(list(sessions))
-    if min_ratio > 0:
-        mask &= frame["reduction_ratio"].fillna(0.0) >= min_ratio
-    needle = text.strip().lower()
-    if needle:
-        haystack = frame["file"].str.lower() + " " + frame["context"].astype(str).str.lower()
-        mask &= haystack.str.contains(needle, regex=False)
-    if retried_only:
-        mask &= frame["retries"].fillna(0) > 0
-    return frame[mask].reset_index(drop=True)
-
-
-def page_count(rows: int, page_size: int) -> int:
-    return max(math.ceil(rows / page_size), 1)
-
-
-def page_of(frame: pd.DataFrame, page: int, page_size: int) -> pd.DataFrame:
-    """Rows of a 1-based page (clamped to the pages there are)."""
-    page = min(max(page, 1), page_count(len(frame), page_size))
-    start = (page - 1) * page_size
-    return frame.iloc[start : start + page_size]
-
-
-def dump_span_frame(record: DumpRecord, span: DumpSpan) -> pd.DataFrame:
-    """``span_frame``'s columns for a dump's context before, from its span (``DumpRecord.span``): the tokens
-    of each message and the segment the dump's own span counts give it."""
-    system, context = record.system_messages, record.before
-    return _frame(
-        index=[None] * len(system) + list(range(len(context))),
-        labels=[f"system {n}" for n in range(1, len(system) + 1)] + [f"#{i}" for i in range(len(context))],
-        roles=[m.role for m in (*system, *context)],
-        tokens=[*span.system_tokens, *span.tokens],
-        segments=["system"] * len(system) + list(span.segments),
-        internal=[m.is_internal for m in (*system, *context)],
-        last_user=[False] * (len(system) + len(context)),
-        previews=[message_preview(m) for m in (*system, *context)],
-    )
-
-
-def _status(status: str, reason: str) -> str:
-    return status
-
-
-def compactions_frame(
-    events: Sequence[CompactionEvent], outcome_text: Callable[[str, str], str] = _status
-) -> pd.DataFrame:
-    """One row per compaction attempt of a replayed run, its outcome worded by ``outcome_text(status, reason)``."""
-    rows = [
-        {
-            "message": event.index,
-            "outcome": outcome_text(event.status, event.reason),
-            "span": " / ".join(str(count) for count in event.span),
-            "compress": event.compress_tokens,
-            "before": event.tokens_before,
-            "after": event.tokens_after,
-            "memory": event.memory_tokens,
-            "reinjection": event.reinjection_tokens,
-            "request": event.request_tokens,
-            "calls": event.calls,
-            "files": ", ".join(event.reinjected_files),
-        }
-        for event in events
-    ]
-    columns = [
-        "message",
-        "outcome",
-        "span",
-        "compress",
-        "before",
-        "after",
-        "memory",
-        "reinjection",
-        "request",
-        "calls",
-        "files",
-    ]
-    return pd.DataFrame(rows, columns=columns)
-
-
-def sweep_frame(sweep: Sweep) -> pd.DataFrame:
-    """One row per setting of a sweep, its outcome's ``to_dict()`` (the Tune page's CSV download)."""
-    return pd.DataFrame([outcome.to_dict() for outcome in sweep.outcomes])
