@@ -120,6 +120,14 @@ _PLACEHOLDER = re.compile(
     re.I,
 )
 _REFERENCE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|^[A-Z][A-Z0-9_]*$")  # config.key, API_KEY
+#: A template filled in elsewhere (``${DB_PASSWORD:-x}``, ``{{ api_key }}``, ``<%= ENV %>``, ``%(key)s``): no secret.
+_TEMPLATE = re.compile(r"\$\{|\{\{|\{%|<%|%\(")
+#: Code, not a value: a camelCase name (``validatePassword``) or a word of the language or of its types.
+_CAMEL = re.compile(r"^[a-z]+(?:[A-Z][a-z]*)+$")
+_CODE_WORDS = frozenset(
+    "await async new function lambda this self cls return yield string str number int float bool boolean "
+    "bytes any object unknown void optional".split()
+)
 _MIN_ASSIGNED = 4
 
 
@@ -140,8 +148,16 @@ def _assigned_value(match: re.Match[str]) -> tuple[str, int, int] | None:
             stripped = value.strip()
             if len(stripped) < _MIN_ASSIGNED or _PLACEHOLDER.match(stripped):
                 return None
+            if _TEMPLATE.search(stripped):
+                return None  # a placeholder a template fills in
             if group == 4 and _REFERENCE.match(stripped):
                 return None  # code naming where the secret comes from, not the secret
+            if group == 4 and (
+                _CAMEL.match(stripped) or stripped in _CODE_WORDS or match.string[end : end + 1] == "("
+            ):
+                return (
+                    None  # code: a call, a camelCase name, a keyword or a type (`isValidPassword = check(…)`)
+                )
             return value, start, end
     return None
 
