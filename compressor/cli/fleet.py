@@ -260,6 +260,21 @@ def hurt_text(hurt: Hurt, unit: str) -> str:
     return HURT_WORDS[hurt.code].format(**values)
 
 
+def retention_text(fleet: Fleet) -> str:
+    retention = fleet.retention
+    if retention is None:
+        return "retention: no recommendation"
+    if retention.source == "no_compaction" or retention.mean is None:
+        return "retention: nothing compacts with it"
+    how = (
+        "measured on the offline summaries" if retention.source == "measured" else "by the summary size model"
+    )
+    return (
+        f"retention ({how}): {retention.mean:.1%} on average over {retention.runs:,} compacting runs "
+        f"(p50 {retention.p50:.1%}, p5 {retention.low:.1%})"
+    )
+
+
 def format_fleet(fleet: Fleet) -> str:
     counts, grid = fleet.counts, fleet.grid
     lines = [
@@ -300,7 +315,7 @@ def format_fleet(fleet: Fleet) -> str:
         lines.append(
             "  costs in tokens: not every run has a price (give --price-model NAME to bill them all)"
         )
-    lines.append("  retention: not measured by the fleet (score a run with `compaction-lab score`)")
+    lines.append(f"  {retention_text(fleet)}")
     if recommendation.hurt:
         lines.append("runs it hurts most:")
         for run in recommendation.hurt:

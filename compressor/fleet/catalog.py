@@ -281,6 +281,7 @@ class Writer:
     def add_lines(self, dataset: str, text: str) -> None:
         """Rows made elsewhere (a sweep's outcomes), as JSON lines."""
         self.lines[dataset].append(text)
+        self.pending_bytes += len(text)
 
     @property
     def empty(self) -> bool:

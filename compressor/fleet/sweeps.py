@@ -15,16 +15,26 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ..replay import Outcome
+from ..replay import Outcome, SummaryModel
 from ..trigger import min_target_for, threshold_for
 from ..windows import resolve_context_max
-from .build import Progress, ProgressFn, build_catalog
+from .build import FLUSH_BYTES, Progress, ProgressFn, build_catalog
 from .catalog import Catalog, counter_column, writing
 from .executors import Executor
-from .figures import Cell, OutcomeTable, recommend_fleet, setting_figures
+from .figures import Cell, OutcomeTable, nearest_rank, recommend_fleet, setting_figures
 from .inputs import discover
-from .values import Bill, Broken, Fleet, FleetGrid, RunRow, SettingKey, outcome_from_json
-from .work import SweepResult, SweepTask, sweep_kept
+from .values import (
+    Bill,
+    Broken,
+    Fleet,
+    FleetGrid,
+    FleetRetention,
+    RetentionSource,
+    RunRow,
+    SettingKey,
+    outcome_from_json,
+)
+from .work import RetentionTask, SweepResult, SweepTask, retention_of, sweep_kept
 
 #: Runs fetched from the catalog per query when their kept JSON is needed.
 KEPT_BATCH = 32
@@ -160,12 +170,14 @@ def _fill_untouched(collected: Collected) -> None:
                 collected.found[run][at] = cell(from_template(template, setting), bill)
 
 
-def _sweep_tasks(catalog: Catalog, collected: Collected, todo: Sequence[int]) -> Iterator[SweepTask]:
-    """The runs still missing settings, each with its kept JSON and counts, fetched a batch at a time."""
-    column = counter_column(collected.grid.counter)
+def kept_batches(
+    catalog: Catalog, runs: Sequence[RunRow], todo: Sequence[int], counter: str
+) -> Iterator[tuple[int, bytes, tuple[int, ...] | None]]:
+    """``(run, kept conversation, counts under counter)`` for the runs ``todo``, fetched a batch at a time."""
+    column = counter_column(counter)
     for begin in range(0, len(todo), KEPT_BATCH):
         batch = todo[begin : begin + KEPT_BATCH]
-        ids = [collected.runs[run].run_id for run in batch]
+        ids = [runs[run].run_id for run in batch]
         kept = catalog.kept(ids)
         with catalog.reading() as connection:
             counted = connection.execute(
@@ -176,16 +188,62 @@ def _sweep_tasks(catalog: Catalog, collected: Collected, todo: Sequence[int]) ->
             ).fetchall()
         counts = {run_id: tuple(values) for run_id, _, values in counted}  # the newest batch's counts win
         for run in batch:
-            row = collected.runs[run]
-            yield SweepTask(
-                run_id=row.run_id,
-                kept=kept[row.run_id],
-                counts=counts.get(row.run_id),
-                context_max=row.context_max,
-                grid=collected.grid,
-                settings=collected.missing(run),
-                template=run not in collected.templates,
-            )
+            yield run, kept[runs[run].run_id], counts.get(runs[run].run_id)
+
+
+def _sweep_tasks(catalog: Catalog, collected: Collected, todo: Sequence[int]) -> Iterator[SweepTask]:
+    """The runs still missing settings, each with its kept JSON and counts."""
+    for run, kept, counts in kept_batches(catalog, collected.runs, todo, collected.grid.counter):
+        row = collected.runs[run]
+        yield SweepTask(
+            run_id=row.run_id,
+            kept=kept,
+            counts=counts,
+            context_max=row.context_max,
+            grid=collected.grid,
+            settings=collected.missing(run),
+            template=run not in collected.templates,
+        )
+
+
+def fleet_retention(
+    catalog: Catalog,
+    runs: Sequence[RunRow],
+    table: OutcomeTable,
+    grid: FleetGrid,
+    setting: SettingKey,
+    executor: Executor,
+    cancel: threading.Event | None = None,
+) -> FleetRetention:
+    """What ``setting``'s compactions keep, over the runs it compacts (see ``FleetRetention``)."""
+    at, width = table.settings.index(setting), len(table.settings)
+    todo = [run for run in range(table.runs) if table.compactions[run * width + at] > 0]
+    if not todo:
+        return FleetRetention(source="no_compaction", runs=0)
+    source: RetentionSource = (
+        "measured" if SummaryModel.parse(grid.summary).kind == "offline" else "summary_size"
+    )
+    tasks = (
+        RetentionTask(
+            run_id=runs[run].run_id,
+            kept=kept,
+            counts=counts,
+            context_max=runs[run].context_max,
+            grid=grid,
+            setting=setting,
+        )
+        for run, kept, counts in kept_batches(catalog, runs, todo, grid.counter)
+    )
+    values = [value for _, (_, value) in executor.map(retention_of, tasks, cancel) if value is not None]
+    if not values:
+        return FleetRetention(source=source, runs=0)
+    return FleetRetention(
+        source=source,
+        runs=len(values),
+        mean=round(sum(values) / len(values), 4),
+        p50=nearest_rank(values, 0.5),
+        low=nearest_rank(values, 0.05),
+    )
 
 
 def sweep_fleet(
@@ -211,6 +269,8 @@ def sweep_fleet(
                 run = position[result.run_id]
                 _take(collected, run, result)
                 writer.add_lines("outcomes", result.lines)  # the worker wrote the rows (and the template's)
+                if writer.pending_bytes >= FLUSH_BYTES:  # memory stays flat however many runs are swept
+                    writer.flush()
                 if progress is not None:
                     progress(
                         Progress(phase="sweep", total=len(todo), done=done, elapsed=time.monotonic() - began)
@@ -278,11 +338,17 @@ def run_fleet(
             runs, counts = [], replace(counts, cancelled=True)
     figures = setting_figures(table, grid.headroom)
     recommendation = recommend_fleet(table, runs, figures, headroom=grid.headroom, share=grid.share)
-    picked: list[Outcome | None] = (
-        picked_outcomes(catalog, runs, grid, recommendation.setting)
-        if recommendation.setting is not None
-        else []
-    )
+    picked: list[Outcome | None] = []
+    retention = None
+    if recommendation.setting is not None:
+        picked = picked_outcomes(catalog, runs, grid, recommendation.setting)
+        retention = fleet_retention(catalog, runs, table, grid, recommendation.setting, executor, cancel)
+        figures = tuple(
+            replace(f, retention=retention.mean, retention_source=retention.source)
+            if f.setting == recommendation.setting
+            else f
+            for f in figures
+        )
     if progress is not None:
         progress(Progress(phase="done", total=len(runs), done=len(runs)))
     return Fleet(
@@ -294,4 +360,5 @@ def run_fleet(
         counts=replace(counts, runs=len(runs), swept=swept, broken=len(broken)),
         catalog=str(catalog.root),
         picked=tuple(picked),
+        retention=retention,
     )

@@ -313,6 +313,28 @@ class FleetRecommendation:
         }
 
 
+RetentionSource = Literal["measured", "summary_size", "no_compaction"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FleetRetention:
+    """What the recommended setting's compactions keep, over the runs it compacts.
+
+    ``measured`` (offline summaries): each run's macro retention (``quality.score_replay``) of the artifacts its
+    compacted spans held; ``summary_size`` (fixed:N, ratio:X): the summary tokens per compacted span token the
+    size model gives, as no summary text exists to score. ``mean``/``p50``/``low`` (p5) are over the runs scored.
+    """
+
+    source: RetentionSource
+    runs: int
+    mean: float | None = None
+    p50: float | None = None
+    low: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "runs": self.runs, "mean": self.mean, "p50": self.p50, "low": self.low}
+
+
 @dataclass(frozen=True, kw_only=True)
 class BuildCounts:
     """What one build did: files seen, processed (read and counted), reused from the catalog, broken."""
@@ -342,6 +364,7 @@ class Fleet:
     catalog: str
     #: per run (in ``runs`` order), the recommended setting's outcome (None without a recommendation)
     picked: tuple[Outcome | None, ...] = field(default=(), repr=False, compare=False)
+    retention: FleetRetention | None = None  # the recommended setting's (None without one)
 
     def figures(self, setting: SettingKey) -> SettingFigures | None:
         return next((row for row in self.settings if row.setting == setting), None)
@@ -366,5 +389,8 @@ class Fleet:
             "runs": runs,
             "broken": [b.to_dict() for b in self.broken],
             "settings": [s.to_dict() for s in self.settings],
-            "recommendation": self.recommendation.to_dict(),
+            "recommendation": {
+                **self.recommendation.to_dict(),
+                "retention": self.retention.to_dict() if self.retention is not None else None,
+            },
         }

@@ -15,11 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..analysis import analyze, run_model_of
+from ..config import CurrentRoundCompressorConfig
 from ..cost import Price
 from ..errors import CompressorError
 from ..formats import load_conversations
 from ..messages import Conversation
-from ..replay import CompactionEvent, Outcome, assess, resolve_price, sweep
+from ..quality import score_replay
+from ..replay import CompactionEvent, Outcome, SummaryModel, assess, resolve_price, simulate, sweep
 from ..tokens import _token_cache, get_counter, profile
 from ..windows import resolve_context_max
 from .rows import SCHEMAS, line, message_lines, outcome_lines, template_line
@@ -259,6 +261,40 @@ def play(
 def untouched_outcome(outcome: Outcome) -> bool:
     """No attempt at all (each one compacts or is refused): every setting that makes none has these numbers."""
     return not outcome.compactions and not outcome.refused
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetentionTask:
+    """Score what one setting's compactions keep on one catalogued run."""
+
+    run_id: str
+    kept: bytes
+    counts: tuple[int, ...] | None
+    context_max: int
+    grid: FleetGrid
+    setting: tuple[float, int, float]
+
+
+def retention_of(task: RetentionTask) -> tuple[str, float | None]:
+    """The run's retention under the setting: measured with offline summaries, else the summary size model's
+    share of each compacted span (None when nothing compacts or nothing could be scored)."""
+    grid = task.grid
+    conversation = rebuild(task.kept, grid.counter, task.counts)
+    ratio, keep, target = task.setting
+    config = CurrentRoundCompressorConfig(
+        trigger_context_ratio=ratio, keep_recent_messages=keep, min_target_context_ratio=target
+    )
+    simulation = simulate(
+        conversation, config, context_max=task.context_max, counter=grid.counter, summary=grid.summary
+    )
+    compacted = [event for event in simulation.events if event.status == "compacted"]
+    if not compacted:
+        return task.run_id, None
+    if SummaryModel.parse(grid.summary).kind == "offline":
+        measured = score_replay(conversation, simulation).to_dict()["overall"]["macro"]
+        return task.run_id, measured if isinstance(measured, float) else None
+    spans = sum(event.compress_tokens for event in compacted)
+    return task.run_id, round(sum(event.summary_tokens for event in compacted) / spans, 4) if spans else None
 
 
 def rebuild(kept: bytes, counter: str, counts: Sequence[int] | None) -> Conversation:

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from compressor.fleet import Fleet, FleetRecommendation, Hurt, Progress
+from compressor.fleet import Fleet, FleetRecommendation, FleetRetention, Hurt, Progress
 from compressor.fleet.values import SettingFigures
 
 from .style import HEAT_SCALE, PALETTE
@@ -244,6 +244,24 @@ def progress_text(t: Words, progress: Progress | None) -> str:
     if progress.phase == "sweep":
         return t("fleet.progress.sweep", **values)
     return t("fleet.progress.done", **values)
+
+
+def retention_line(retention: FleetRetention | None, t: Words) -> str:
+    """The recommended setting's retention in words ("" without a recommendation)."""
+    if retention is None:
+        return ""
+    values = {
+        "runs": retention.runs,
+        **{
+            name: f"{value:.1%}" if value is not None else "–"
+            for name, value in (("mean", retention.mean), ("p50", retention.p50), ("low", retention.low))
+        },
+    }
+    if retention.source == "measured":
+        return t("fleet.retention.measured", **values)
+    if retention.source == "summary_size":
+        return t("fleet.retention.summary_size", **values)
+    return t("fleet.retention.no_compaction", **values)
 
 
 def recommendation_lines(recommendation: FleetRecommendation, t: Words) -> list[str]:

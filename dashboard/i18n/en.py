@@ -1022,7 +1022,15 @@ STRINGS.update(
         "fleet.reason.never_fires": "With it no run compacts.",
         "fleet.unit.usd": "Costs in USD at each run's price.",
         "fleet.unit.tokens": "Costs in tokens: not every run names a priced model.",
-        "fleet.retention_note": "Retention is not measured across a fleet; score one run with compaction-lab score.",
+        "fleet.retention.measured": (
+            "Retention, measured on the offline summaries: {mean} of what the spans held is kept on average over "
+            "{runs:,} compacting runs (p50 {p50}, p5 {low})."
+        ),
+        "fleet.retention.summary_size": (
+            "Retention by the summary size model: a summary is {mean} of its span on average over {runs:,} "
+            "compacting runs (offline summaries measure what is kept)."
+        ),
+        "fleet.retention.no_compaction": "Nothing to retain: with this setting no run compacts.",
         "fleet.hurt": "Runs it hurts most",
         "fleet.hurt.overflows": "{steps_over_capacity} calls over capacity (peak {peak_utilisation})",
         "fleet.hurt.over_headroom": "peak {peak_utilisation}, above the {limit} the headroom allows",

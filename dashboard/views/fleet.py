@@ -135,7 +135,7 @@ else:
 for sentence in render.recommendation_lines(recommendation, t):
     st.markdown(f"- {sentence}")
 unit = t("fleet.unit.usd") if recommendation.unit == "usd" else t("fleet.unit.tokens")
-st.caption(f"{unit} {t('fleet.retention_note')}")
+st.caption(f"{unit} {render.retention_line(fleet.retention, t)}")
 if recommendation.hurt:
     st.markdown(f"**{t('fleet.hurt')}**")
     for hurt in recommendation.hurt:

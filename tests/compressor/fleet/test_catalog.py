@@ -212,3 +212,19 @@ class TestWhere:
         assert default_root({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "compaction-lab" / "catalog"
         assert default_root({"COMPACTION_LAB_CATALOG": str(tmp_path / "c")}) == tmp_path / "c"
         assert default_root({}).parts[-3:] == (".cache", "compaction-lab", "catalog")
+
+
+class TestRetention:
+    def test_the_recommended_settings_retention_is_over_the_runs_it_compacts(
+        self, folder: Path, tmp_path: Path
+    ) -> None:
+        grid = replace(GRID, share=0.5)
+        fleet = run_fleet([folder], grid, Catalog(tmp_path / "catalog"), InlineExecutor())
+        assert fleet.recommendation.setting is not None and fleet.retention is not None
+        compacting = sum(1 for outcome in fleet.picked if outcome is not None and outcome.compactions)
+        assert compacting > 0  # the pick compacts some runs of this fleet: there is something to measure
+        assert fleet.retention.source == "summary_size"
+        assert fleet.retention.runs == compacting
+        pick = fleet.figures(fleet.recommendation.setting)
+        assert pick is not None and pick.retention == fleet.retention.mean
+        assert fleet.to_dict()["recommendation"]["retention"]["runs"] == compacting

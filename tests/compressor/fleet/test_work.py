@@ -7,11 +7,13 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from compressor.config import CurrentRoundCompressorConfig
 from compressor.fleet import FileTask, FleetGrid, SweepTask, process_file, sweep_kept
 from compressor.fleet.sweeps import from_template
-from compressor.fleet.work import rebuild
+from compressor.fleet.work import RetentionTask, rebuild, retention_of
 from compressor.formats import load_conversations
-from compressor.replay import sweep
+from compressor.quality import score_replay
+from compressor.replay import simulate, sweep
 from compressor.tokens import _token_cache
 from compressor.trigger import threshold_for
 
@@ -112,3 +114,58 @@ class TestSweepKept:
             )
             for outcome in swept.outcomes:
                 assert from_template(run.template, outcome.key) == outcome
+
+
+class TestRetention:
+    def test_measured_with_offline_summaries_is_quality_s_score(self, tmp_path: Path) -> None:
+        path = write_run(tmp_path / "run.json", 60, 5)
+        grid = replace(GRID, summary="offline")
+        run = process_file(task(path, grid=grid)).runs[0]
+        setting = (0.6, 0, 0.1)
+        _, measured = retention_of(
+            RetentionTask(
+                run_id="r",
+                kept=run.kept,
+                counts=run.counts,
+                context_max=CONTEXT_MAX,
+                grid=grid,
+                setting=setting,
+            )
+        )
+        conversation = load_conversations(path)[0]
+        config = CurrentRoundCompressorConfig(trigger_context_ratio=0.6, keep_recent_messages=0)
+        simulation = simulate(conversation, config, context_max=CONTEXT_MAX, summary="offline")
+        assert simulation.compactions > 0
+        assert measured is not None
+        assert measured == score_replay(conversation, simulation).to_dict()["overall"]["macro"]
+
+    def test_a_sized_summary_gives_the_size_models_share(self, tmp_path: Path) -> None:
+        path = write_run(tmp_path / "run.json", 60, 5)
+        run = process_file(task(path)).runs[0]
+        _, share = retention_of(
+            RetentionTask(
+                run_id="r",
+                kept=run.kept,
+                counts=run.counts,
+                context_max=CONTEXT_MAX,
+                grid=GRID,
+                setting=(0.6, 0, 0.1),
+            )
+        )
+        assert (
+            share is not None and 0.09 <= share <= 0.1
+        )  # ratio:0.1 of each span, rounded down to whole tokens
+
+    def test_nothing_compacted_has_no_retention(self, tmp_path: Path) -> None:
+        path = write_run(tmp_path / "run.json", 8, 5)
+        run = process_file(task(path)).runs[0]
+        assert retention_of(
+            RetentionTask(
+                run_id="r",
+                kept=run.kept,
+                counts=run.counts,
+                context_max=CONTEXT_MAX,
+                grid=GRID,
+                setting=(0.9, 0, 0.1),
+            )
+        ) == ("r", None)
