@@ -21,7 +21,7 @@ from ..errors import ConfigError
 T = TypeVar("T")
 R = TypeVar("R")
 #: Tasks in flight per worker: enough to keep every worker busy, few enough to hold little in memory.
-IN_FLIGHT_PER_WORKER = 4
+IN_FLIGHT_PER_WORKER = 16
 
 
 class Executor(Protocol):

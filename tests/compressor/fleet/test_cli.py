@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from compressor.cli.main import main
+from tests.conftest import TRANSCRIPTS
 
 from .runs import TAU_BENCH_5, write_fleet
 
@@ -149,3 +150,31 @@ def test_no_path_and_no_runs_are_bad_input(tmp_path: Path) -> None:
     empty.mkdir()
     code, _, err = run("fleet", str(empty), "--catalog", str(tmp_path / "c"), "--jobs", "1")
     assert code == 2 and "no run files found" in err
+
+
+def test_standard_reads_the_agents_own_folders_under_a_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    session = tmp_path / "home" / ".claude" / "projects" / "demo" / "session.jsonl"
+    session.parent.mkdir(parents=True)
+    shutil.copy(TRANSCRIPTS / "claude-code-session.jsonl", session)
+    code, out, err = run(
+        "fleet",
+        "--standard",
+        "--home",
+        str(tmp_path / "home"),
+        "--catalog",
+        str(tmp_path / "c"),
+        "--jobs",
+        "1",
+        "--ratios",
+        "0.8",
+        "--keeps",
+        "0",
+        "--json",
+    )
+    assert code == 0, err
+    [only] = json.loads(out)["runs"]
+    assert only["path"] == str(session) and only["agent"] == "claude-code"

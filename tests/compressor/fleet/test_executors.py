@@ -3,6 +3,8 @@ cancelled map stops early; a wrong setting is one line."""
 
 from __future__ import annotations
 
+import io
+import json
 import shutil
 import threading
 from collections.abc import Iterator
@@ -13,6 +15,7 @@ from typing import Any
 import pytest
 from distributed import LocalCluster
 
+from compressor.cli.main import main
 from compressor.errors import ConfigError
 from compressor.fleet import (
     EXECUTORS,
@@ -118,3 +121,35 @@ class TestMapping:
         assert isinstance(make_executor(jobs=1), InlineExecutor)
         with pytest.raises(ConfigError, match="--jobs"):
             make_executor(jobs=0)
+
+
+class TestCommandLine:
+    def test_scheduler_runs_the_cli_fleet_on_the_cluster(
+        self, folder: Path, inline: Fleet, cluster: LocalCluster, tmp_path: Path
+    ) -> None:
+        out, err = io.StringIO(), io.StringIO()
+        code = main(
+            [
+                "fleet",
+                str(folder),
+                "--catalog",
+                str(tmp_path / "c"),
+                "--scheduler",
+                cluster.scheduler_address,
+                "--ratios",
+                ",".join(map(str, GRID.ratios)),
+                "--keeps",
+                ",".join(map(str, GRID.keeps)),
+                "--context-max",
+                str(GRID.context_max),
+                "--json",
+            ],
+            out=out,
+            err=err,
+        )
+        assert code == 0, err.getvalue()
+        document = json.loads(out.getvalue())
+        assert {key: document[key] for key in ("runs", "broken", "settings")} == {
+            key: tables(inline)[key] for key in ("runs", "broken", "settings")
+        }
+        assert document["recommendation"] == {**tables(inline)["recommendation"]}
