@@ -115,9 +115,16 @@ class Catalog:
             raise CatalogError(
                 f"{self.root}: cannot make the catalog folder: {error.strerror or error}"
             ) from None
-        for dataset in SCHEMAS:  # an empty shard per dataset, so every view has its columns from the start
-            if not any(self.shards(dataset)):
-                _write_shard(self.root / dataset, 0, dataset, "")
+        try:
+            for (
+                dataset
+            ) in SCHEMAS:  # an empty shard per dataset, so every view has its columns from the start
+                if not any(self.shards(dataset)):
+                    _write_shard(self.root / dataset, 0, dataset, "")
+        except (OSError, duckdb.Error) as error:
+            raise CatalogError(
+                f"{self.root}: cannot write the catalog: {' '.join(str(error).split())}"
+            ) from None
 
     def shards(self, dataset: str) -> Iterator[tuple[int, Path]]:
         for path in (self.root / dataset).iterdir():

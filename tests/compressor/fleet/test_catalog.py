@@ -228,3 +228,11 @@ class TestRetention:
         pick = fleet.figures(fleet.recommendation.setting)
         assert pick is not None and pick.retention == fleet.retention.mean
         assert fleet.to_dict()["recommendation"]["retention"]["runs"] == compacting
+
+
+class TestUnusableFolder:
+    def test_a_catalog_under_a_file_is_one_line(self, tmp_path: Path) -> None:
+        blocker = tmp_path / "file"
+        blocker.write_text("not a folder", encoding="utf-8")
+        with pytest.raises(CatalogError, match="cannot make the catalog folder"):
+            Catalog(blocker / "catalog")
