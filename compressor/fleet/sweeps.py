@@ -37,7 +37,7 @@ from .values import (
 from .work import RetentionTask, SweepResult, SweepTask, retention_of, sweep_kept
 
 #: Runs fetched from the catalog per query when their kept JSON is needed.
-KEPT_BATCH = 32
+KEPT_BATCH = 128
 
 
 def fleet_runs(catalog: Catalog, paths: Sequence[str], grid: FleetGrid) -> tuple[list[RunRow], list[Broken]]:
