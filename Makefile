@@ -3,6 +3,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PYTHON ?= python3
+# The port `make dashboard` serves on: `make dashboard PORT=8600`.
+PORT   ?= 8501
 
 .PHONY: dashboard test bench lint screenshots clean
 
@@ -12,8 +14,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# Prints the address the page is served at (http://127.0.0.1:$(PORT)); open it in a browser.
 dashboard: $(STAMP)
-	$(VENV)/bin/streamlit run dashboard/app.py
+	$(VENV)/bin/compaction-lab dashboard --port $(PORT)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

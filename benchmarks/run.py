@@ -162,6 +162,22 @@ def dashboard_rerun() -> Result:
     return run_dashboard_rerun()
 
 
+@benchmark("perceived_demo")
+def perceived_demo() -> Result:
+    """Chromium: a trigger-slider key press to its new decision on the demo run, against an empty rerun."""
+    from benchmarks.bench_browser import run as run_perceived
+
+    return run_perceived("demo")
+
+
+@benchmark("perceived_5000")
+def perceived_5000() -> Result:
+    """The same on a 5,000-message run (measured in the same browser session; see bench_browser.py)."""
+    from benchmarks.bench_browser import run as run_perceived
+
+    return run_perceived("5000")
+
+
 @benchmark("quality_score")
 def quality_score() -> Result:
     """The artifact ledger and retention of a 5,000-message span against one first analyze() (see bench_quality.py)."""

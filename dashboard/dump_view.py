@@ -158,11 +158,10 @@ def rerun_panel(path: str, record: DumpRecord, current: Settings) -> None:
     force = st.toggle(
         t("compact.force"), key=keys.W_RERUN_FORCE, persist_state=keys.PERSIST, help=t("compact.force_help")
     )
-    if current.explicit_context_max != record.context_max:
-        st.button(
-            t("dumps.use_context_max", context_max=own.context_max, keep=own.keep_recent_messages),
-            key=keys.page_widget("dumps", "use_cmax"),
-            on_click=session.apply_settings,
-            args=(own,),
-        )
+    if current.explicit_context_max != record.context_max and st.button(
+        t("dumps.use_context_max", context_max=own.context_max, keep=own.keep_recent_messages),
+        key=keys.page_widget("dumps", "use_cmax"),
+    ):
+        session.queue_settings(own)
+        st.rerun()  # the whole app: the sidebar shows the dump's settings now
     _rerun(path, record, current, choice, bool(force), "sidebar")

@@ -1,4 +1,5 @@
-"""Start the dashboard: ``streamlit run dashboard/app.py`` with the project's Streamlit settings.
+"""Start the dashboard: ``streamlit run dashboard/app.py`` with the project's Streamlit settings, and say where it
+is served (nothing opens a browser: the server runs headless).
 
 Invariant: the server binds to 127.0.0.1, runs headless and sends no usage statistics unless the caller
 passes its own value for one of those options; extra arguments go to ``streamlit run`` unchanged.
@@ -11,7 +12,7 @@ import sys
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 APP = Path(__file__).resolve().parent / "app.py"
 PROJECT_DIR = APP.parent.parent
@@ -25,6 +26,8 @@ BUILTIN_OPTIONS: dict[str, Any] = {
     "browser.gatherUsageStats": False,
     "client.showErrorDetails": "type",
 }
+#: Streamlit's own port when neither the caller nor config.toml names one.
+DEFAULT_PORT = 8501
 
 
 def config_options(config_file: Path = CONFIG_FILE) -> dict[str, Any]:
@@ -65,9 +68,35 @@ def command(argv: Sequence[str] = (), *, config_file: Path = CONFIG_FILE) -> lis
     return [sys.executable, "-m", "streamlit", "run", str(APP), *flags, *argv]
 
 
-def launch(argv: Sequence[str] | None = None) -> int:
-    """Run the dashboard until it is stopped; returns Streamlit's exit code."""
+def _given(argv: Sequence[str], name: str) -> str | None:
+    """The value the caller gives for ``--name=value`` or ``--name value``, if any."""
+    for index, arg in enumerate(argv):
+        if arg.startswith(f"--{name}="):
+            return arg.split("=", 1)[1]
+        if arg == f"--{name}" and index + 1 < len(argv):
+            return argv[index + 1]
+    return None
+
+
+def address(argv: Sequence[str] = (), *, config_file: Path = CONFIG_FILE) -> str:
+    """The address the page will be served at, e.g. ``http://127.0.0.1:8501``."""
+    options = config_options(config_file)
+    host = _given(argv, "server.address") or str(options.get("server.address", "127.0.0.1"))
+    port = _given(argv, "server.port") or str(options.get("server.port", DEFAULT_PORT))
+    shown = "127.0.0.1" if host in ("", "0.0.0.0") else host
+    return f"http://{shown}:{port}"
+
+
+def launch(argv: Sequence[str] | None = None, *, port: int | None = None, out: TextIO | None = None) -> int:
+    """Run the dashboard until it is stopped, after saying where it is served; returns Streamlit's exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if port is not None:
+        args = ["--server.port", str(port), *args]
+    print(
+        f"compaction-lab dashboard: serving the page at {address(args)} - open it in a browser (Ctrl+C stops it).",
+        file=out or sys.stdout,
+        flush=True,
+    )
     try:
         return subprocess.call(command(args), cwd=PROJECT_DIR)
     except KeyboardInterrupt:

@@ -46,6 +46,7 @@ def sidebar() -> None:
                 key=keys.W_CONVERSATION,
                 help=t("sidebar.conversation_help"),
             )
+        conversations.picker_drawn()
         st.subheader(t("sidebar.settings"))
         st.slider(
             t("sidebar.trigger"),

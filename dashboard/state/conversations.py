@@ -31,18 +31,25 @@ Found = list[tuple[int, Finding]]
 
 
 def init_items() -> None:
-    """Run on every rerun after the settings: load the demo once, apply a pending selection, keep the
-    sidebar's picker on a conversation that exists."""
+    """Run on every rerun after the settings: load the demo once, apply a pending selection (until the picker
+    has drawn it), keep the sidebar's picker on a conversation that exists."""
     state = st.session_state
     if keys.K_ITEMS not in state:
         state[keys.K_ITEMS] = {}
         add_items(loaded_items("sample", load_sample(DEMO_FILE)), select=True)
     held = items()
-    selected = state.pop(keys.K_PENDING_SELECT, None)
+    # A selection stays pending until the sidebar has drawn it: a run cut short by the next one would else
+    # leave the browser's old choice to come back.
+    selected = state.get(keys.K_PENDING_SELECT)
     if selected in held:
         state[keys.W_CONVERSATION] = selected
     if state.get(keys.W_CONVERSATION) not in held:
         state[keys.W_CONVERSATION] = next(iter(held), None)
+
+
+def picker_drawn() -> None:
+    """The sidebar's conversation picker has been drawn: a pending selection has reached it."""
+    st.session_state.pop(keys.K_PENDING_SELECT, None)
 
 
 def items() -> dict[str, LoadedConversation]:

@@ -76,6 +76,7 @@ LANGUAGE_SENSITIVE: tuple[str, ...] = (
 # -- plain session values ---------------------------------------------------------------------------
 K_SEEDED = "settings_seeded"  # the settings were read from the URL once
 K_SETTINGS = "last_settings"  # the Settings shown last: restores a widget value Streamlit dropped
+K_SETTINGS_PENDING = "settings_pending"  # settings the program wrote that the sidebar has not drawn yet
 K_ITEMS = "loaded_items"  # dict[str, LoadedConversation], in load order
 K_PENDING_SELECT = "pending_selection"  # the conversation to select on the next run
 K_LOAD_REPORT = "load_report"  # list[FileOutcome] of the last load action

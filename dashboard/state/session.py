@@ -34,11 +34,14 @@ from . import keys
 
 
 def init_session() -> None:
-    """Run first on every rerun: seed the sidebar's settings from the URL once per session; on later runs put
-    back any sidebar value Streamlit no longer holds, from the settings the session last had.
+    """Run first on every rerun: seed the sidebar's settings from the URL once per session; put back settings
+    the program wrote (a link, Apply, Reset) until the sidebar has drawn them; restore any sidebar value
+    Streamlit no longer holds from the settings the session last had.
 
-    A widget whose key is missing from the session is drawn at its default, which for these widgets is their
-    minimum (context_max 1, trigger 0.05): the settings would collapse without a widget or the URL moving.
+    Why: a run can be cut short by the next one (fast reruns) before the sidebar is drawn, and the browser then
+    sends its old values again; and a widget whose key is missing is drawn at its default, which for these
+    widgets is their minimum (context_max 1, trigger 0.05): without both rules the settings could change, or
+    collapse to the minimums, without a widget or the URL moving.
     """
     state = st.session_state
     if not state.get(keys.K_SEEDED):
@@ -48,20 +51,26 @@ def init_session() -> None:
     held = state.get(keys.K_SETTINGS)
     if not isinstance(held, Settings):
         held = settings()
+    pending = bool(state.get(keys.K_SETTINGS_PENDING))
     for widget, name in keys.SETTING_WIDGETS.items():
-        if widget not in state:
+        if pending or widget not in state:
             state[widget] = getattr(held, name)
 
 
 def remember(current: Settings) -> None:
-    """Keep the settings the sidebar shows at the end of a run (the values ``init_session`` restores)."""
+    """After the sidebar is drawn: keep the settings it shows (what ``init_session`` restores); any settings
+    the program wrote have now reached the widgets."""
     st.session_state[keys.K_SETTINGS] = current
+    st.session_state[keys.K_SETTINGS_PENDING] = False
 
 
 def _write_settings(settings: Settings) -> None:
     for widget, name in keys.SETTING_WIDGETS.items():
         st.session_state[widget] = getattr(settings, name)
     st.session_state[keys.K_SETTINGS] = settings
+    st.session_state[keys.K_SETTINGS_PENDING] = (
+        True  # written again on every run until the sidebar shows them
+    )
 
 
 def settings() -> Settings:
@@ -89,6 +98,13 @@ def apply_settings(new: Settings) -> None:
     """Widget callback: put other settings in the sidebar, e.g. ``st.button(..., on_click=apply_settings,
     args=(settings,))`` for a Tune page's "apply to sidebar" (callbacks run before the sidebar is drawn)."""
     _write_settings(new)
+
+
+def queue_settings(new: Settings) -> None:
+    """Put other settings in the sidebar from inside a run (a fragment's button; the widgets are drawn already):
+    the next run writes them, and the caller reruns the app."""
+    st.session_state[keys.K_SETTINGS] = new
+    st.session_state[keys.K_SETTINGS_PENDING] = True
 
 
 def reset_settings() -> None:

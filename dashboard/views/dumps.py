@@ -191,22 +191,34 @@ table(
 on_page = tables.page_of(shown, int(page), PAGE_SIZE)
 quality.folder_kept(on_page["path"].tolist(), on_page["file"].tolist())  # what the dumps listed forgot
 
+
 # -- one dump -------------------------------------------------------------------------------------
-st.subheader(t("dumps.detail"))
-files = {
-    path: name if where == "." else f"{where}/{name}"
-    for path, name, where in zip(shown["path"], shown["file"], shown["folder"], strict=True)
-}
-newest = int(shown["sequence"].to_numpy().argmax())  # the latest dump is shown first, whatever its folder
-path = st.selectbox(
-    t("dumps.pick"), list(files), index=newest, format_func=lambda p: files.get(p, p), key=keys.W_DUMP_PICK
-)
-if path is None:
-    st.stop()
-try:
-    record = dumps.dump_record(path)
-except (CompressorError, OSError) as error:
-    st.error(error_line(str(error)))
-    st.stop()
-quality.dump_kept(path, record.before, keys.page_widget("dumps", "kept_jump"))
-show_dump(path, record, settings, base=folder)
+@st.fragment
+def one_dump() -> None:
+    """One dump in detail; picking another reruns only this part."""
+    st.subheader(t("dumps.detail"))
+    files = {
+        path: name if where == "." else f"{where}/{name}"
+        for path, name, where in zip(shown["path"], shown["file"], shown["folder"], strict=True)
+    }
+    newest = int(shown["sequence"].to_numpy().argmax())  # the latest dump is shown first, whatever its folder
+    path = st.selectbox(
+        t("dumps.pick"),
+        list(files),
+        index=newest,
+        format_func=lambda p: files.get(p, p),
+        key=keys.W_DUMP_PICK,
+    )
+    if path is None:
+        return
+    try:
+        record = dumps.dump_record(path)
+    except (CompressorError, OSError) as error:
+        st.error(error_line(str(error)))
+        return
+    quality.dump_kept(path, record.before, keys.page_widget("dumps", "kept_jump"))
+    show_dump(path, record, settings, base=reviewed)
+
+
+reviewed: Path = folder  # known from here on, in the function above too
+one_dump()

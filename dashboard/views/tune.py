@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from compressor.quality import score_replay
-from compressor.replay import recommend
+from compressor.replay import Recommendation, recommend
 from compressor.window_parts import run_peaks
 from dashboard import charts, loading, report, tables
 from dashboard.compaction_view import live_replay_panel
@@ -24,17 +24,18 @@ from dashboard.i18n import (
     recommendation_verdict,
 )
 from dashboard.settings import TRIGGER_MAX, TRIGGER_MIN, with_outcome
-from dashboard.sources import safe_file_name
+from dashboard.sources import LoadedConversation, safe_file_name
 from dashboard.state import conversations, keys, replays, session
 from dashboard.state.session import t
 
 language = session.language()
 settings = session.settings()
-item = conversations.current()
+found = conversations.current()
 
 st.title(t("tune.title"))
-if item is None:
+if found is None:
     stop_when_empty("tune.empty")
+item: LoadedConversation = found  # known from here on, in the functions below too
 replays.init_tune()
 conversation = item.conversation
 labels = chart_labels(language)
@@ -157,44 +158,46 @@ tabs = st.tabs([labels[f"heat.{metric}"] for metric in charts.HEATMAPS])
 for tab, metric in zip(tabs, charts.HEATMAPS, strict=True):
     tab.plotly_chart(charts.heatmap_figure(swept, metric, labels=labels), key=f"tune_heat_{metric}")
 
-# -- the recommendation ---------------------------------------------------------------------------
-st.subheader(t("tune.recommendation"))
-headroom = st.slider(
-    t("tune.headroom"),
-    min_value=0.0,
-    max_value=0.5,
-    step=0.01,
-    key=keys.W_HEADROOM,
-    persist_state=keys.PERSIST,
-    help=t("tune.headroom_help"),
-)
-recommendation = recommend(swept, headroom=float(headroom))
-chosen = recommendation.setting
-st.plotly_chart(charts.tradeoff_figure(swept, chosen, labels=labels), key="tune_tradeoff")
-blocker = loading.compaction_blocker(item)
-if blocker is not None:  # no ratio can help: say why in one sentence instead of advising one
-    st.warning(loading.blocker_sentence(blocker))
-else:
-    (st.warning if chosen is None else st.success)(recommendation_verdict(recommendation, language))
-    sentences = recommendation_sentences(recommendation, language)
-    st.markdown("\n".join(f"- {plain(sentence)}" for sentence in sentences))
-if chosen is not None:
-    target = with_outcome(settings, chosen)
-    applied = target == settings
-    st.button(
-        t("tune.apply"),
-        type="primary",
-        on_click=session.apply_settings,
-        args=(target,),
-        disabled=applied,
-        key=keys.page_widget("tune", "apply"),
+# -- the recommendation and the downloads: a headroom move reruns only this part ----------------------
+
+
+@st.fragment
+def recommendation_and_downloads() -> None:
+    st.subheader(t("tune.recommendation"))
+    headroom = st.slider(
+        t("tune.headroom"),
+        min_value=0.0,
+        max_value=0.5,
+        step=0.01,
+        key=keys.W_HEADROOM,
+        persist_state=keys.PERSIST,
+        help=t("tune.headroom_help"),
     )
-    if applied:
-        st.caption(t("tune.applied"))
+    recommendation = recommend(swept, headroom=float(headroom))
+    chosen = recommendation.setting
+    st.plotly_chart(charts.tradeoff_figure(swept, chosen, labels=labels), key="tune_tradeoff")
+    blocker = loading.compaction_blocker(item)
+    if blocker is not None:  # no ratio can help: say why in one sentence instead of advising one
+        st.warning(loading.blocker_sentence(blocker))
+    else:
+        (st.warning if chosen is None else st.success)(recommendation_verdict(recommendation, language))
+        sentences = recommendation_sentences(recommendation, language)
+        st.markdown("\n".join(f"- {plain(sentence)}" for sentence in sentences))
+    if chosen is not None:
+        target = with_outcome(settings, chosen)
+        applied = target == settings
+        if st.button(
+            t("tune.apply"), type="primary", disabled=applied, key=keys.page_widget("tune", "apply")
+        ):
+            session.queue_settings(target)
+            st.rerun()  # the whole app: the sidebar shows the setting now
+        if applied:
+            st.caption(t("tune.applied"))
+    downloads(recommendation)
+
 
 # -- downloads ------------------------------------------------------------------------------------
 # Both files are made only when clicked (Streamlit runs the function then): the report inlines plotly.js.
-st.subheader(t("tune.downloads"))
 stem = safe_file_name(conversation.name or item.label).rsplit(".", 1)[0] or "run"
 title = t("tune.report_title", name=item.label)
 
@@ -203,25 +206,33 @@ def sweep_csv() -> str:
     return tables.sweep_frame(swept).to_csv(index=False)
 
 
-def report_html() -> str:
-    kept = score_replay(conversation, simulation)  # what each compaction kept; scored only when clicked
-    return report.build_report(simulation, swept, recommendation, title=title, language=language, kept=kept)
+def downloads(recommendation: Recommendation) -> None:
+    """The sweep as CSV and the report as HTML, each made only when its button is clicked."""
+
+    def report_html() -> str:
+        kept = score_replay(conversation, simulation)  # what each compaction kept; scored only when clicked
+        return report.build_report(
+            simulation, swept, recommendation, title=title, language=language, kept=kept
+        )
+
+    st.subheader(t("tune.downloads"))
+    row = st.container(horizontal=True)
+    row.download_button(
+        t("tune.download_csv"),
+        data=sweep_csv,
+        file_name=f"{stem}-sweep.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key=keys.page_widget("tune", "download_csv"),
+    )
+    row.download_button(
+        t("tune.download_report"),
+        data=report_html,
+        file_name=f"{stem}-report.html",
+        mime="text/html",
+        on_click="ignore",
+        key=keys.page_widget("tune", "download_report"),
+    )
 
 
-left, right = st.columns(2)
-left.download_button(
-    t("tune.download_csv"),
-    data=sweep_csv,
-    file_name=f"{stem}-sweep.csv",
-    mime="text/csv",
-    on_click="ignore",
-    key=keys.page_widget("tune", "download_csv"),
-)
-right.download_button(
-    t("tune.download_report"),
-    data=report_html,
-    file_name=f"{stem}-report.html",
-    mime="text/html",
-    on_click="ignore",
-    key=keys.page_widget("tune", "download_report"),
-)
+recommendation_and_downloads()

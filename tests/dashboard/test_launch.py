@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from dashboard import launch
 
 
@@ -40,3 +42,22 @@ class TestCommand:
         command = launch.command(["--server.port", "8600", "--server.address=0.0.0.0"])
         assert command[-3:] == ["--server.port", "8600", "--server.address=0.0.0.0"]
         assert [arg for arg in command if arg.startswith("--server.address")] == ["--server.address=0.0.0.0"]
+
+
+class TestAddress:
+    def test_the_page_is_served_at_the_configured_address(self, tmp_path: Path) -> None:
+        assert launch.address([], config_file=tmp_path / "missing.toml") == "http://127.0.0.1:8501"
+        assert launch.address(["--server.port", "8600"]) == "http://127.0.0.1:8600"
+        assert launch.address(["--server.port=8700", "--server.address=0.0.0.0"]) == "http://127.0.0.1:8700"
+
+    def test_the_cli_takes_a_port(self) -> None:
+        import argparse
+
+        from compressor.cli import dashboard as command
+
+        parser = argparse.ArgumentParser()
+        command.add_parser(parser.add_subparsers())
+        args = parser.parse_args(["dashboard", "--port", "8600"])
+        assert args.port == 8600 and args.streamlit_args == []
+        with pytest.raises(SystemExit):
+            parser.parse_args(["dashboard", "--port", "70000"])

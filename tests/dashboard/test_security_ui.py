@@ -302,7 +302,7 @@ class TestLocalOnly:
     def test_make_dashboard_runs_from_the_project_without_overriding_the_address(self) -> None:
         makefile = (REPO / "Makefile").read_text()
         recipe = makefile.split("\ndashboard:", 1)[1].split("\n\n", 1)[0]
-        assert "streamlit run dashboard/app.py" in recipe
+        assert "compaction-lab dashboard --port $(PORT)" in recipe  # launch.py: the project's config.toml
         assert "server.address" not in recipe
 
 

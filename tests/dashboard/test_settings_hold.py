@@ -46,6 +46,26 @@ def restore_and_draw() -> None:
     st.session_state["drawn"] = (trigger, keep, context_max)
 
 
+def cut_short_then_rerun() -> None:
+    """A selection made, a run cut short before the picker is drawn, then a rerun with the browser's old choice."""
+    import streamlit as st
+
+    from dashboard.sources import loaded_items
+    from dashboard.state import conversations, keys
+
+    conversations.init_items()  # the demo, selected
+    demo = st.session_state[keys.W_CONVERSATION]
+    conversations.add_items(
+        loaded_items("sample", conversations.load_sample("swe-agent-function-calling.traj"))
+    )
+    conversations.init_items()  # the run that applies the selection ... and is cut short here
+    st.session_state[keys.W_CONVERSATION] = demo  # the next run: the browser still sends the demo
+    conversations.init_items()
+    st.session_state["after_rerun"] = st.session_state[keys.W_CONVERSATION]
+    conversations.picker_drawn()
+    st.session_state["after_drawn"] = st.session_state.get(keys.K_PENDING_SELECT)
+
+
 def opened() -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT).run()
     at.slider(key=keys.W_TRIGGER).set_value(0.6).run()
@@ -66,6 +86,19 @@ class TestSettingsHold:
             restore_and_draw, state={keys.K_SEEDED: True, keys.K_SETTINGS: held, keys.W_TRIGGER: 0.7}
         )
         assert at.session_state["drawn"][0] == 0.7
+
+    def test_settings_the_program_wrote_win_over_the_browsers_old_values_until_drawn(self) -> None:
+        """A run cut short by the next (fast reruns) leaves the browser with its old values: they come back."""
+        applied = Settings(trigger_context_ratio=0.6, context_max=20_000)
+        stale = {keys.W_TRIGGER: 0.8, keys.W_CONTEXT_MAX: 16_000}  # what the browser still sends
+        state = {keys.K_SEEDED: True, keys.K_SETTINGS: applied, keys.K_SETTINGS_PENDING: True, **stale}
+        at = run_script(restore_and_draw, state=state)
+        assert at.session_state["drawn"][0] == 0.6 and at.session_state["drawn"][2] == 20_000
+
+    def test_a_selected_conversation_wins_over_the_browsers_old_choice_until_drawn(self) -> None:
+        at = run_script(cut_short_then_rerun)
+        assert at.session_state["after_rerun"] == "sample:swe-agent-function-calling.traj#0"
+        assert at.session_state["after_drawn"] is None  # drawn: no longer pending
 
     def test_hammering_reruns_never_moves_a_setting(self) -> None:
         at = opened()

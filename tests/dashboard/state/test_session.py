@@ -17,6 +17,7 @@ def seed_and_read() -> None:
     st.session_state["settings"] = session.settings()
     st.session_state["said"] = session.t("nav.load")
     st.session_state["language"] = session.language()
+    session.remember(st.session_state["settings"])  # as the app does once the sidebar is drawn
 
 
 class TestSeeding:
