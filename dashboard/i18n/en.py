@@ -980,6 +980,7 @@ STRINGS.update(
         "fleet.folder_help": "Relative to the root, e.g. transcripts or runs/week-42; empty for the root itself.",
         "fleet.upload": "Zip of run files",
         "fleet.upload_help": "Every supported file in it is one or more runs; other files are left out.",
+        "fleet.upload_ready": "{name} ({size}) is on the server: build when ready.",
         "fleet.no_upload": "Choose a zip to upload first.",
         "fleet.grid": "Grid, capacity and goal",
         "fleet.ratios": "trigger_context_ratio from … to (by 0.05)",

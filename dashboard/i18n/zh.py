@@ -866,6 +866,7 @@ STRINGS.update(
         "fleet.folder_help": "相对于根目录，例如 transcripts 或 runs/week-42；留空表示根目录本身。",
         "fleet.upload": "运行文件的 zip",
         "fleet.upload_help": "其中每个支持的文件是一个或多个运行；其他文件被略过。",
+        "fleet.upload_ready": "{name}（{size}）已上传到服务器：可以开始编目。",
         "fleet.no_upload": "请先选择要上传的 zip。",
         "fleet.grid": "网格、容量与目标",
         "fleet.ratios": "trigger_context_ratio 从 … 到（步长 0.05）",

@@ -71,6 +71,8 @@ class FleetJob:
                 executor.close()
         except (CompressorError, OSError) as error:
             self.error = " ".join(str(error).split())
+        except Exception as error:  # the thread's last word: a page must show why its build stopped
+            self.error = f"{type(error).__name__}: {' '.join(str(error).split())}"
 
     def _update(self, progress: Progress) -> None:
         self.progress = progress

@@ -53,6 +53,8 @@ if source == "folder":
     relative = right.text_input(t("fleet.folder"), key=w("folder"), help=t("fleet.folder_help"))
 else:
     upload = st.file_uploader(t("fleet.upload"), type=["zip"], key=w("upload"), help=t("fleet.upload_help"))
+    if upload is not None:  # drawn once the server has the whole file: a build can start
+        st.caption(t("fleet.upload_ready", name=upload.name, size=roots.size_text(upload.size)))
 
 # -- what every run is swept with ----------------------------------------------------------------------
 with st.expander(t("fleet.grid"), expanded=False):

@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 
 from benchmarks.generate import conversation_dicts
 from compressor.fleet import DEFAULT_KEEPS, DEFAULT_RATIOS, Catalog, FleetGrid, InlineExecutor, run_fleet
+from dashboard import roots
 from dashboard.i18n import translate
 from tests.conftest import TRANSCRIPTS
 from tests.e2e.test_dashboard_e2e import assert_no_exception, go, open_app, screenshot, wait_idle
@@ -60,7 +61,11 @@ def test_a_zip_builds_behind_a_progress_bar_and_a_run_opens_on_span(
     page.get_by_text(translate("en", "fleet.source.upload"), exact=True).click()
     uploader = page.locator('[data-testid="stFileUploader"] input[type="file"]')
     uploader.set_input_files(str(archive))
-    expect(page.get_by_text("fleet.zip")).to_be_visible()
+    # the page says so once the server holds the whole file (clicking before would build nothing)
+    size = roots.size_text(archive.stat().st_size)
+    expect(
+        page.get_by_text(translate("en", "fleet.upload_ready", name="fleet.zip", size=size))
+    ).to_be_visible()
     wait_idle(page)
     page.get_by_role("button", name=translate("en", "fleet.build")).click()
 
