@@ -189,14 +189,14 @@ def unpack_zip(name: str, data: bytes) -> Path:
 
 def open_run(
     path: str, conversation: int, page: str, setting: tuple[float, int, float], context_max: int
-) -> None:
-    """Button callback: load one run of the fleet, put the fleet's setting and the run's capacity in the
-    sidebar, and switch to ``page`` on this run (callbacks run before the sidebar is drawn)."""
+) -> str:
+    """Load one run of the fleet, queue the fleet's setting and the run's capacity for the sidebar, and give
+    the page file to switch to (the caller switches; on a problem, its line is kept for the page to show)."""
     try:
         loaded = load_conversations(Path(path))[conversation]
     except (CompressorError, OSError, IndexError) as error:
         st.session_state[keys.K_FLEET_OPEN] = ("error", " ".join(str(error).split()))
-        return
+        return ""
     label = loaded.name or f"{Path(path).name} #{conversation}"
     item = LoadedConversation(
         key=f"fleet:{path}#{conversation}",
@@ -207,10 +207,10 @@ def open_run(
     )
     conversations.add_items([item], select=True)
     ratio, keep, target = setting
-    current: Settings = session.settings()
-    session.apply_settings(
+    # Inside a run the sidebar is drawn already: the next run (the other page's) writes these into it.
+    session.queue_settings(
         replace(
-            current,
+            session.settings(),
             trigger_context_ratio=ratio,
             keep_recent_messages=keep,
             min_target_context_ratio=target,
@@ -218,10 +218,10 @@ def open_run(
             context_max=context_max,
         )
     )
-    st.session_state[keys.K_FLEET_OPEN] = ("page", OPEN_PAGES[page])
+    return OPEN_PAGES[page]
 
 
-def pending_open() -> tuple[str, str] | None:
-    """What the last "open" asked: ("page", file) to switch to, or ("error", line) to show; asked once."""
+def pending_error() -> str | None:
+    """The line of the last "open" that failed, shown once."""
     found = st.session_state.pop(keys.K_FLEET_OPEN, None)
-    return found if isinstance(found, tuple) else None
+    return found[1] if isinstance(found, tuple) and found[0] == "error" else None

@@ -21,14 +21,12 @@ def w(name: str) -> str:
     return keys.page_widget("fleet", name)
 
 
-opening = state.pending_open()
-if opening is not None and opening[0] == "page":
-    st.switch_page(opening[1])
+problem = state.pending_error()
 
 st.title(t("fleet.title"))
 st.caption(t("fleet.subtitle"))
-if opening is not None:
-    st.error(opening[1])
+if problem is not None:
+    st.error(problem)
 
 # -- where the runs are ------------------------------------------------------------------------------
 sources = {"folder": t("fleet.source.folder"), "upload": t("fleet.source.upload")}
@@ -218,12 +216,12 @@ if rows and recommendation.setting is not None:
         format_func=lambda k: f"{by_key[k]['name'] or Path(k).name} · {Path(by_key[k]['path']).name}",
     )
     row = by_key[chosen]
-    arguments = (row["path"], row["conversation"])
     left, right = st.columns(2)
     for column, page, words in ((left, "span", t("fleet.open.span")), (right, "tune", t("fleet.open.tune"))):
-        column.button(
-            words,
-            key=w(f"open_{page}"),
-            on_click=state.open_run,
-            args=(*arguments, page, recommendation.setting, row["context_max"]),
-        )
+        if column.button(words, key=w(f"open_{page}")):
+            destination = state.open_run(
+                row["path"], row["conversation"], page, recommendation.setting, row["context_max"]
+            )
+            if destination:
+                st.switch_page(destination)
+            st.rerun()  # the run could not be read: its line shows at the top
