@@ -96,7 +96,7 @@ K_VIEWS = "views"  # (what, conversation id, span, …) -> a figure or table a r
 K_FOLLOW_SEEN = "follow_seen"  # item key or folder -> the signature of the version on show
 K_FLEET_JOB = "fleet_job"  # state.fleet.FleetJob: the session's fleet build (thread, progress, Fleet)
 K_FLEET_UPLOAD_DIR = "fleet_upload_dir"  # the folder the last uploaded zip of runs was unpacked into
-K_FLEET_OPEN = "fleet_open"  # ("page", file) | ("error", line): what the last "open this run" asked
+K_FLEET_OPEN = "fleet_open"  # ("error", line): why the last "open this run" could not read the run
 K_FLEET_SHOWN = "fleet_shown"  # the FleetJob whose results the page drew last
 K_QUALITY = "quality_scores"  # kind -> [(scored object, extras, score)] (state.quality)
 
