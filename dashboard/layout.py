@@ -37,7 +37,7 @@ SCRIPT = f"""
     if (window.innerWidth >= {NARROW_PX} || chosen()) return;
     const sidebar = document.querySelector('[data-testid="stSidebar"]');
     const button = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
-    if (sidebar && button && sidebar.getAttribute("aria-expanded") !== "false") {{
+    if (sidebar && button && sidebar.getAttribute("data-collapsed") !== "true") {{
       button.click();
     }} else if (!sidebar && tries++ < 50) {{
       window.setTimeout(collapse, 100);

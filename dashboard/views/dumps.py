@@ -186,7 +186,10 @@ page = st.number_input(
 table(
     tables.dump_table(tables.page_of(shown, int(page), PAGE_SIZE)),
     hide_index=True,
-    column_config={"reduction_ratio": st.column_config.NumberColumn(format="percent")},
+    column_config={
+        "reduction_ratio": st.column_config.NumberColumn(format="percent"),
+        "folder": st.column_config.TextColumn(width="medium"),
+    },
 )
 on_page = tables.page_of(shown, int(page), PAGE_SIZE)
 quality.folder_kept(on_page["path"].tolist(), on_page["file"].tolist())  # what the dumps listed forgot

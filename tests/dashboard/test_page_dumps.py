@@ -38,7 +38,7 @@ class TestDemoSession:
         assert shipped, f"the demo dump session is missing from {demo}"
         at = open_dumps()
         no_exception(at)
-        assert "Folder: dumps/demo" in texts(at)
+        assert "Reviewing every dump below dumps/demo" in texts(at)
         assert count_caption(at) == f"{len(shipped)} of {len(shipped)} dumps shown, in 1 folder"
 
 
@@ -211,9 +211,11 @@ class TestUpload:
         at.selectbox(key=keys.browse_widget("dumps", "entry:0:openjiuwen-dumps")).set_value(1).run()
         at.button(key=keys.page_widget("dumps", "use_folder_1")).click().run()  # the chosen sub-folder
         no_exception(at)
-        assert "Folder: " + roots.root_label(dump_root) + "openjiuwen-dumps/compact001" in texts(at)
+        assert "Reviewing every dump below " + roots.root_label(
+            dump_root
+        ) + "openjiuwen-dumps/compact001" in texts(at)
         assert count_caption(at) == "1 of 1 dump shown, in 1 folder"
         at.button(key=keys.page_widget("dumps", "use_folder_0")).click().run()  # the folder on show
         no_exception(at)
-        assert "Folder: " + roots.root_label(dump_root) + "openjiuwen-dumps" in texts(at)
+        assert "Reviewing every dump below " + roots.root_label(dump_root) + "openjiuwen-dumps" in texts(at)
         assert count_caption(at) == "3 of 3 dumps shown, in 3 folders"

@@ -237,7 +237,9 @@ class TestScriptPayload:
                 }
             ]
         )
-        loaded = translate("en", "load.ok", file=PAYLOAD_FILE, conversations="1 conversation", format="openai")
+        loaded = translate(
+            "en", "load.ok", file=PAYLOAD_FILE, conversations="1 conversation", format="openai"
+        )
         expect(app.get_by_text(loaded, exact=True)).to_be_visible()  # the name, as written, in an alert
         current = translate("en", "load.current", name=PAYLOAD_FILE, format="openai")
         expect(app.get_by_text(current, exact=True)).to_be_visible()
