@@ -190,7 +190,7 @@ def test_fault_matrix(name: str, responses: list[Any], reason: str, calls: int, 
     before = copy.deepcopy(conv.model_dump())
     with ScriptedServer(responses, hold_seconds=5) as server:
         backend = OpenAICompatibleBackend(
-            ModelClientConfig(api_base=server.url, api_key=SecretStr("sk-canary-fault"), timeout=0.3),
+            ModelClientConfig(api_base=server.url, api_key=SecretStr("sk-canary-fault"), timeout=1.5),
             ModelRequestConfig(model="m"),
         )
         compressor = compressor_for(backend, dump_dir=tmp_path)
