@@ -25,6 +25,7 @@ BUILTIN_OPTIONS: dict[str, Any] = {
     "server.maxUploadSize": 200,
     "browser.gatherUsageStats": False,
     "client.showErrorDetails": "type",
+    "global.disableWidgetStateDuplicationWarning": True,
 }
 #: Streamlit's own port when neither the caller nor config.toml names one.
 DEFAULT_PORT = 8501

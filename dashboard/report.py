@@ -17,6 +17,7 @@ from plotly.offline import get_plotlyjs
 
 from compressor.quality import ScoreReport
 from compressor.replay import Recommendation, Simulation, Sweep
+from compressor.window_parts import run_peaks
 
 from .charts import HEATMAPS, context_figure, heatmap_figure, tradeoff_figure
 from .i18n import (
@@ -36,6 +37,7 @@ COMPACTION_COLUMNS: tuple[str, ...] = (
     "message",
     "outcome",
     "span",
+    "window",
     "span_tokens",
     "context_tokens",
     "memory",
@@ -88,6 +90,7 @@ def compactions_table(simulation: Simulation, language: str) -> str:
             event.index,
             outcome_text(event.status, event.reason, language),
             f"{event.span[0]} / {event.span[1]} / {event.span[2]}",
+            f"{event.context_tokens:,}",
             f"{event.compress_tokens:,}",
             f"{event.tokens_before:,} → {event.tokens_after:,}",
             f"{event.memory_tokens:,}",
@@ -122,6 +125,7 @@ def recommendation_html(recommendation: Recommendation, language: str) -> str:
 def _facts(simulation: Simulation, language: str) -> str:
     say = partial(translate, language)
     o = simulation.outcome
+    peaks = run_peaks(simulation.steps, capacity=simulation.context_max, threshold=o.threshold)
     first = (
         say("report.value.never")
         if o.first_trigger_index is None
@@ -130,6 +134,7 @@ def _facts(simulation: Simulation, language: str) -> str:
     facts = (
         ("first_trigger", first),
         ("compactions", say("report.value.compactions", compactions=o.compactions, refused=o.refused)),
+        ("peak_read", say("report.value.peak", tokens=peaks.read_tokens, share=peaks.read_share)),
         ("peak", say("report.value.peak", tokens=o.peak_tokens, share=o.peak_utilisation)),
         ("over_capacity", say("report.value.over_capacity", over=o.steps_over_capacity, steps=o.steps)),
         ("compaction_input", f"{o.compaction_input_tokens:,}"),

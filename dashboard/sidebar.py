@@ -26,12 +26,19 @@ from .state.session import t
 
 
 def sidebar() -> None:
-    """Draw the shared settings widgets in the sidebar."""
+    """Draw the shared settings widgets in the sidebar.
+
+    Each widget is also given the session's held setting as its default: a widget the browser draws afresh (a run
+    cut short, a remounted sidebar) then starts at the setting, never at its minimum.
+    """
     language = session.language()
+    held = session.held_settings()
+    models = sorted(model_windows(), key=str.lower)
     with st.sidebar:
         st.radio(
             t("sidebar.language"),
             LANGUAGES,
+            index=LANGUAGES.index(held.language),
             format_func=lambda code: LANGUAGE_NAMES[code],
             key=keys.W_LANG,
             horizontal=True,
@@ -52,6 +59,7 @@ def sidebar() -> None:
             t("sidebar.trigger"),
             min_value=TRIGGER_MIN,
             max_value=TRIGGER_MAX,
+            value=held.trigger_context_ratio,
             step=0.01,
             key=keys.W_TRIGGER,
             help=t("sidebar.trigger_help"),
@@ -60,6 +68,7 @@ def sidebar() -> None:
             t("sidebar.min_target"),
             min_value=MIN_TARGET_MIN,
             max_value=MIN_TARGET_MAX,
+            value=held.min_target_context_ratio,
             step=0.01,
             key=keys.W_MIN_TARGET,
             help=t("sidebar.min_target_help"),
@@ -68,6 +77,7 @@ def sidebar() -> None:
             t("sidebar.keep"),
             min_value=0,
             max_value=KEEP_MAX,
+            value=held.keep_recent_messages,
             step=1,
             key=keys.W_KEEP,
             help=t("sidebar.keep_help"),
@@ -75,6 +85,7 @@ def sidebar() -> None:
         mode = st.radio(
             t("sidebar.capacity"),
             ("number", "model"),
+            index=("number", "model").index(held.capacity_mode),
             format_func=option_labels("sidebar.capacity.", language),
             key=keys.W_CAPACITY_MODE,
             horizontal=True,
@@ -84,6 +95,7 @@ def sidebar() -> None:
             t("sidebar.context_max"),
             min_value=1,
             max_value=CONTEXT_MAX_MAX,
+            value=held.context_max,
             step=1000,
             key=keys.W_CONTEXT_MAX,
             disabled=mode != "number",
@@ -91,7 +103,8 @@ def sidebar() -> None:
         windows = model_windows()
         st.selectbox(
             t("sidebar.model"),
-            sorted(windows, key=str.lower),
+            models,
+            index=models.index(held.model) if held.model in models else 0,
             format_func=lambda name: f"{name} · {windows[name]:,}",
             key=keys.W_MODEL,
             disabled=mode != "model",
@@ -101,6 +114,7 @@ def sidebar() -> None:
         st.selectbox(
             t("sidebar.counter"),
             COUNTER_NAMES,
+            index=COUNTER_NAMES.index(held.counter) if held.counter in COUNTER_NAMES else 0,
             format_func=option_labels("counter.", language),
             key=keys.W_COUNTER,
             help=t("sidebar.counter_help"),

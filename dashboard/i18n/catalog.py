@@ -66,6 +66,7 @@ CHART_KEYS: tuple[str, ...] = (
 )
 #: DataFrame columns whose header is shown translated (``col.<name>`` in both languages).
 COLUMN_KEYS: tuple[str, ...] = (
+    "message",
     "index",
     "role",
     "tokens",

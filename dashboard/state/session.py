@@ -57,6 +57,12 @@ def init_session() -> None:
             state[widget] = getattr(held, name)
 
 
+def held_settings() -> Settings:
+    """The settings the session holds (the sidebar's last, or the ones the program just wrote)."""
+    held = st.session_state.get(keys.K_SETTINGS)
+    return held if isinstance(held, Settings) else settings()
+
+
 def remember(current: Settings) -> None:
     """After the sidebar is drawn: keep the settings it shows (what ``init_session`` restores); any settings
     the program wrote have now reached the widgets."""

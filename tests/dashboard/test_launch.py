@@ -36,6 +36,7 @@ class TestCommand:
             "server.maxUploadSize": "200",
             "browser.gatherUsageStats": "false",
             "client.showErrorDetails": "type",  # an error on the page never shows a traceback's server paths
+            "global.disableWidgetStateDuplicationWarning": "true",
         }
 
     def test_caller_options_win_and_are_not_doubled(self) -> None:

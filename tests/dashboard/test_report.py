@@ -227,3 +227,24 @@ def test_the_report_reads_the_numbers_of_the_run(generated_run: Run) -> None:
     outcome = simulation.outcome
     assert f"{outcome.compaction_input_tokens:,}" in page
     assert f"Sweep: {len(swept.outcomes)} settings, summary model {swept.summary}" in page
+
+
+class TestNamedQuantities:
+    def test_each_compaction_row_gives_the_window_total_the_trigger_read(self, generated_run: Run) -> None:
+        simulation = generated_run[0]
+        table = compactions_table(simulation, "en")
+        assert "<th>window total</th>" in table
+        assert "<th>context messages before → after</th>" in table
+        for event in simulation.events:
+            assert f"<td>{event.context_tokens:,}</td>" in table
+
+    def test_both_peaks_are_named_the_one_the_threshold_reads_first(self, generated_run: Run) -> None:
+        simulation = generated_run[0]
+        page = build_report(*generated_run, title="Report")
+        read = max(step.context_tokens for step in simulation.steps)
+        assert (
+            "peak window read (the threshold&#x27;s quantity)" in page
+            or "peak window read (the threshold's quantity)" in page
+        )
+        assert f"{read:,} tokens" in page
+        assert f"{simulation.outcome.peak_tokens:,} tokens" in page and "peak context sent" in page

@@ -151,3 +151,31 @@ class TestSessionFolders:
         while made.exists() and time.monotonic() < deadline:
             time.sleep(0.2)  # polling the server's release of the session, not waiting a fixed time
         assert not made.exists()
+
+
+class TestSettingsHold:
+    def test_fast_reruns_and_page_switches_never_drop_the_settings(
+        self, browser: Any, served: Served
+    ) -> None:
+        page = opened(browser, served)
+        slider = page.get_by_role("slider", name="trigger_context_ratio")
+        for _ in range(3):  # key presses and page switches as fast as a hurried reader makes them, no waiting
+            slider.focus()
+            for _ in range(4):
+                page.keyboard.press("ArrowLeft")
+            for label in ("Live compaction", "Tune", "Demo", "Dump review", "Span & trigger"):
+                page.locator(
+                    '[data-testid="stSidebarNav"] a', has_text=re.compile(f"^{re.escape(label)}$")
+                ).click()
+            slider = page.get_by_role("slider", name="trigger_context_ratio")
+        wait_idle(page)
+        expect(slider).to_have_attribute("aria-valuetext", "0.68")  # 0.80 − 12 × 0.01: every press, no more
+        expect(page.get_by_label("context_max (tokens)")).to_have_value("16000")
+        expect(page.get_by_text("Capacity used: 16,000 tokens (set explicitly)")).to_be_visible()
+        page.reload()
+        expect(page.get_by_role("slider", name="trigger_context_ratio")).to_have_attribute(
+            "aria-valuetext", "0.68"
+        )
+        expect(page.get_by_label("context_max (tokens)")).to_have_value("16000")
+        assert_no_exception(page)
+        page.context.close()

@@ -69,6 +69,7 @@ def dynamic_keys() -> set[str]:
         for name in (
             "first_trigger",
             "compactions",
+            "peak_read",
             "peak",
             "over_capacity",
             "compaction_input",
