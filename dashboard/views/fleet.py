@@ -12,6 +12,7 @@ from compressor.errors import CompressorError
 from compressor.fleet import DEFAULT_KEEPS, DEFAULT_SHARE, ORDERS, RunFilter, facets, runs_table
 from dashboard import roots
 from dashboard.charts import fleet as render
+from dashboard.components import error_line
 from dashboard.state import fleet as state
 from dashboard.state import keys, session
 from dashboard.state.session import t
@@ -26,7 +27,7 @@ problem = state.pending_error()
 st.title(t("fleet.title"))
 st.caption(t("fleet.subtitle"))
 if problem is not None:
-    st.error(problem)
+    st.error(error_line(problem))
 
 # -- where the runs are ------------------------------------------------------------------------------
 sources = {"folder": t("fleet.source.folder"), "upload": t("fleet.source.upload")}
@@ -75,7 +76,7 @@ if st.button(t("fleet.build"), type="primary", key=w("build")):
         paths = state.build_paths(configured[root_index] if upload is None else None, relative, upload)
         state.start(paths, grid)
     except (ValueError, OSError, CompressorError) as error:
-        st.error(" ".join(str(error).split()))
+        st.error(error_line(str(error)))  # one line, no server path
 
 
 @st.fragment(run_every=0.5)
@@ -97,7 +98,7 @@ job = state.job()
 if job is None or job.running:
     st.stop()
 if job.error is not None:
-    st.error(job.error)
+    st.error(error_line(job.error))
     st.stop()
 fleet = job.fleet
 if fleet is None:
