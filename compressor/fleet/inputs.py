@@ -1,7 +1,8 @@
 """The files a fleet reads: paths given (files, folders walked recursively) and the agents' standard places.
 
 Invariant: only directory listings and ``stat`` here, nothing is opened; every regular file with a suffix a
-reader takes is one input, once, named by its absolute path, and a path that cannot be listed is one
+reader takes is one input, once, named by its absolute path, and so is every folder a store reader takes
+(``formats.registry.STORE_READERS``: read whole, never walked into); a path that cannot be listed is one
 ``Broken`` line, never an exception.
 """
 
@@ -14,6 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..formats.places import find_sessions
+from ..formats.problems import FormatProblem
+from ..formats.registry import STORE_READERS
+from ..formats.stores import Store
 from .values import Broken
 
 #: What the readers take (``formats``): JSON and JSONL of every agent, SWE-agent trajectories, SQLite stores.
@@ -37,17 +41,69 @@ def _entry(path: Path, agent: str = "") -> Input | None:
         info = path.stat()
     except OSError:
         return None
+    if stat.S_ISDIR(info.st_mode):
+        return _store_entry(path, agent)
     if not stat.S_ISREG(info.st_mode):
         return None
     return Input(path=str(path), size=info.st_size, mtime_ns=info.st_mtime_ns, agent=agent)
 
 
+def _taken(folder: Path) -> bool:
+    store = Store("directory", str(folder), folder.name, path=folder)
+    try:
+        return any(reader.looks_like(store) for reader in STORE_READERS)
+    except (FormatProblem, OSError):  # a folder that cannot be listed, or a link out of it: not a store here
+        return False
+
+
+def _sub_folders(folder: Path) -> list[Path]:
+    try:
+        with os.scandir(folder) as entries:
+            return [
+                Path(e.path)
+                for e in entries
+                if e.is_dir(follow_symlinks=False) and e.name not in SKIPPED_FOLDERS
+            ]
+    except OSError:
+        return []
+
+
+def is_store(folder: Path) -> bool:
+    """A store reader takes the folder whole (an OpenHands SDK conversation, OpenCode storage, ...), and it is not
+    a folder of stores: none of its sub-folders is taken while holding folders of its own (a folder of SDK
+    conversations is walked, so runs beside them are found too). The readers' tests list folders only."""
+    if not _taken(folder):
+        return False
+    return not any(_taken(sub) and _sub_folders(sub) for sub in _sub_folders(folder))
+
+
+def _store_entry(folder: Path, agent: str = "") -> Input:
+    """A store folder as one input: the bytes of its files, and the newest change to any file or folder in it
+    (a file added, removed or rewritten anywhere in it changes one or the other)."""
+    size, newest = 0, folder.stat().st_mtime_ns
+    for root, folders, files in os.walk(folder, followlinks=False):
+        for name in (*folders, *files):
+            try:
+                info = os.lstat(Path(root) / name)
+            except OSError:
+                continue
+            newest = max(newest, info.st_mtime_ns)
+            size += info.st_size if stat.S_ISREG(info.st_mode) else 0
+    return Input(path=str(folder), size=size, mtime_ns=newest, agent=agent)
+
+
 def _walk(folder: Path, broken: list[Broken]) -> Iterable[Path]:
+    """The files with a reader's suffix under ``folder``, and the store folders (not walked into)."""
+
     def failed(error: OSError) -> None:
         name = error.filename or str(folder)
         broken.append(Broken(str(name), f"cannot list the folder: {error.strerror or type(error).__name__}"))
 
     for root, folders, files in os.walk(folder, onerror=failed, followlinks=False):
+        if is_store(Path(root)):
+            folders[:] = []
+            yield Path(root)
+            continue
         folders[:] = sorted(f for f in folders if f not in SKIPPED_FOLDERS)
         for name in sorted(files):
             if Path(name).suffix.lower() in SUFFIXES:

@@ -9,10 +9,12 @@ rebuilt with its catalogued counts sweeps exactly as the file it came from, with
 from __future__ import annotations
 
 import hashlib
+import os
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from ..analysis import analyze, run_model_of
 from ..config import CurrentRoundCompressorConfig
@@ -105,11 +107,26 @@ class SweepResult:
 
 
 def file_hash(path: str) -> str:
+    """sha256 of the file's bytes; for a store folder, of every file's relative path and bytes, in name order."""
     digest = hashlib.sha256()
+    if os.path.isdir(path):
+        for root, folders, files in os.walk(path, followlinks=False):
+            folders.sort()
+            for name in sorted(files):
+                member = os.path.join(root, name)
+                if os.path.islink(member) or not os.path.isfile(member):
+                    continue
+                digest.update(os.path.relpath(member, path).encode("utf-8", "surrogateescape") + b"\0")
+                _digest_file(digest, member)
+        return digest.hexdigest()
+    _digest_file(digest, path)
+    return digest.hexdigest()
+
+
+def _digest_file(digest: Any, path: str) -> None:
     with open(path, "rb") as handle:
         while chunk := handle.read(HASH_CHUNK):
             digest.update(chunk)
-    return digest.hexdigest()
 
 
 def one_line(error: BaseException) -> str:

@@ -3,9 +3,17 @@ paths as one line, and the agents' standard places."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
-from compressor.fleet import discover
+import pytest
+
+from compressor.fleet import Catalog, FleetGrid, InlineExecutor, discover, run_fleet
+from compressor.formats import load_conversations
+from compressor.tokens import profile
+from tests.conftest import FIXTURES, fixture
+
+from .runs import write_run
 
 
 def touch(path: Path, text: str = "[]") -> Path:
@@ -52,3 +60,61 @@ class TestDiscover:
         session = touch(tmp_path / ".claude" / "projects" / "p" / "s.jsonl", "{}")
         inputs, _ = discover([], standard=True, home=tmp_path, environ={})
         assert [(i.path, i.agent) for i in inputs] == [(str(session), "claude-code")]
+
+
+STORES = FIXTURES / "formats"
+
+
+@pytest.fixture
+def stores(tmp_path: Path) -> Path:
+    """A plain run beside an OpenHands SDK conversation (so the folder is a folder of SDK conversations too), and
+    an OpenCode data folder (storage/ inside) deeper down."""
+    root = tmp_path / "agents"
+    shutil.copytree(fixture(STORES / "opencode"), root / "deep" / "opencode-data")
+    shutil.copytree(fixture(STORES / "openhands_sdk" / "conversation"), root / "sdk-run")
+    write_run(root / "plain.json", 20, 1)
+    return root
+
+
+class TestStoreFolders:
+    def test_a_store_folder_is_one_input_and_is_not_walked_into(self, stores: Path) -> None:
+        inputs, broken = discover([stores])
+        assert [Path(i.path).relative_to(stores).as_posix() for i in inputs] == [
+            "deep/opencode-data/storage",
+            "plain.json",
+            "sdk-run",
+        ]
+        assert broken == []
+        sdk = next(i for i in inputs if i.path.endswith("sdk-run"))
+        files = [p for p in (stores / "sdk-run").rglob("*") if p.is_file()]
+        assert sdk.size == sum(p.stat().st_size for p in files)
+
+    def test_a_store_given_itself_is_one_input(self, stores: Path) -> None:
+        inputs, _ = discover([stores / "sdk-run"])
+        assert [i.path for i in inputs] == [str(stores / "sdk-run")]
+
+    def test_a_changed_file_inside_a_store_changes_the_input(self, stores: Path) -> None:
+        (before,) = discover([stores / "sdk-run"])[0]
+        event = sorted((stores / "sdk-run" / "events").iterdir())[0]
+        event.write_text(event.read_text(encoding="utf-8") + " ", encoding="utf-8")
+        (after,) = discover([stores / "sdk-run"])[0]
+        assert after.size == before.size + 1
+
+    def test_a_fleet_catalogues_a_stores_conversations_as_the_loader_reads_them(
+        self, stores: Path, tmp_path: Path
+    ) -> None:
+        grid = FleetGrid(ratios=(0.6,), keeps=(0,), min_targets=(0.1,), context_max=4_000)
+        fleet = run_fleet([stores], grid, Catalog(tmp_path / "catalog"), InlineExecutor())
+        assert fleet.broken == () and len(fleet.runs) == 1 + sum(
+            len(load_conversations(store))
+            for store in (stores / "deep" / "opencode-data" / "storage", stores / "sdk-run")
+        )
+        for store in (stores / "deep" / "opencode-data" / "storage", stores / "sdk-run"):
+            loaded = load_conversations(store)
+            rows = [row for row in fleet.runs if row.path == str(store)]
+            assert [(row.messages, row.format) for row in rows] == [
+                (len(c.messages), c.source_format) for c in loaded
+            ]
+            assert all(
+                row.context_tokens == profile(c).context_tokens for row, c in zip(rows, loaded, strict=True)
+            )
