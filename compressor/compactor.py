@@ -18,11 +18,11 @@ from .backends.base import ModelReply
 from .compaction_result import Attempt, CompactionResult, Status
 from .config import CurrentRoundCompressorConfig, ModelClientConfig
 from .dumps import DebugLog, LabExtension, build_dump_record, resolve_dump_dir, span_built_fields, write_dump
-from .errors import BackendError, ErrorKind, classify_exception
+from .errors import BackendError, BackendTimeout, ErrorKind, classify_exception
 from .messages import Conversation, Message
 from .prompt import build_prompt, extract_summary, memory_message
 from .reinjection import READ_FILE_TOOLS, Reinjection, build_reinjection
-from .retry import OVERFLOW_BUDGET_RATIOS, overflow_budget, retry_delay, should_retry, shrink_keep
+from .retry import OVERFLOW_BUDGET_RATIOS, overflow_budget, retry_delay, should_retry, shrink_keep, wait_fits
 from .tokens import LIST_OVERHEAD, TokenCounter, get_counter
 from .upstream_sizing import memory_tokens as openjiuwen_memory_tokens
 
@@ -315,12 +315,15 @@ class _Run:
         overflows = 0
         transient_retries = 0
         tools = self.conversation.tools
+        # A backend's deadline bounds all its calls together, retries and Retry-After waits included.
+        deadline = _deadline_of(self.owner.backend)
+        ends = None if deadline is None else time.monotonic() + deadline
         while True:
             self.request = self._request_messages(prompt_message)
             request_tokens = self.counter.count(self.request) + self.counter.count_tools(tools)
             began = time.perf_counter()
             try:
-                reply = await self.owner.backend.complete(self.request, tools)
+                reply = await self._complete(tools, deadline, ends)
             except Exception as error:  # every failure is classified; none escapes the compactor
                 kind = classify_exception(error)
                 message = str(error) or type(error).__name__
@@ -336,6 +339,10 @@ class _Run:
                     transient_retries += 1
                     retry_after = error.retry_after if isinstance(error, BackendError) else None
                     delay = retry_delay(transient_retries, retry_after)
+                    if ends is not None and not wait_fits(delay, ends - time.monotonic()):
+                        message = _past_deadline(message, delay, retry_after, deadline)
+                        self.attempts[-1] = replace(self.attempts[-1], error=message)
+                        raise _Failed(kind.value, message) from None
                     self.debug.record(
                         "compression_retry",
                         attempt=transient_retries,
@@ -354,6 +361,19 @@ class _Run:
                         seconds=time.perf_counter() - began)
             )
             return reply
+
+    async def _complete(self, tools: Sequence[Any], deadline: float | None, ends: float | None) -> ModelReply:
+        if ends is None:
+            return await self.owner.backend.complete(self.request, tools)
+        try:
+            async with asyncio.timeout(max(ends - time.monotonic(), 0.0)):
+                return await self.owner.backend.complete(self.request, tools)
+        except TimeoutError as error:
+            if isinstance(error, BackendError):
+                raise
+            raise BackendTimeout(
+                f"the model did not answer within the deadline of {deadline:g} s (all calls and waits together)"
+            ) from None
 
     def _shrink_or_fail(self, overflows: int, message: str, prompt_message: Message) -> None:
         if overflows > len(OVERFLOW_BUDGET_RATIOS):
@@ -390,6 +410,21 @@ class _Run:
             reason=reason,
         )
         raise _Failed(ErrorKind.CONTEXT_OVERFLOW.value, f"{message} ({reason})")
+
+
+def _deadline_of(backend: Backend) -> float | None:
+    """Seconds all of a backend's calls may take together (its ``deadline``); None for one without."""
+    deadline = getattr(backend, "deadline", None)
+    return float(deadline) if isinstance(deadline, int | float) and deadline > 0 else None
+
+
+def _past_deadline(message: str, delay: float, retry_after: float | None, deadline: float | None) -> str:
+    asked = (
+        f"the endpoint asked to wait {retry_after:g} s"
+        if retry_after is not None and retry_after >= delay
+        else f"a retry after {delay:g} s"
+    )
+    return f"{message} ({asked}, past the deadline of {deadline:g} s for all calls together: not retried)"
 
 
 def _with_delay(attempt: Attempt, delay: float) -> Attempt:

@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_serializer, 
 
 #: Fields older openJiuwen configs carried; they moved to the engine's compression_recall_config.
 LEGACY_RECALL_FIELDS: tuple[str, ...] = ("enable_recall", "recall_chunk_size_tokens", "recall_chunk_overlap_tokens")
+#: A day: a longer deadline is no deadline (and ``inf`` or ``nan`` would disable the bound of every call).
+MAX_TIMEOUT_SECONDS = 86_400.0
 
 
 class ModelRequestConfig(BaseModel):
@@ -41,7 +43,13 @@ class ModelClientConfig(BaseModel):
     client_provider: str = Field(default="OpenAI", min_length=1)
     api_base: str = Field(min_length=1, description="base URL, e.g. https://api.openai.com/v1")
     api_key: SecretStr = Field(default=SecretStr(""), description="sent as a Bearer token; never stored")
-    timeout: float = Field(default=120.0, gt=0.0, description="seconds to wait for one reply")
+    timeout: float = Field(
+        default=120.0,
+        gt=0.0,
+        le=MAX_TIMEOUT_SECONDS,
+        allow_inf_nan=False,
+        description="seconds one compaction's calls may take together, retries and waits included",
+    )
     verify_ssl: bool = True
 
     @field_serializer("api_key")

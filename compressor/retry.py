@@ -1,7 +1,8 @@
 """Retry policy as pure functions with named constants (SPEC §11).
 
 Invariant: context overflow shrinks the span at most ``len(OVERFLOW_BUDGET_RATIOS)`` times; transient
-errors are retried at most ``MAX_TRANSIENT_RETRIES`` times with exponential backoff; nothing else retries.
+errors are retried at most ``MAX_TRANSIENT_RETRIES`` times with exponential backoff; nothing else retries;
+a wait that would reach the deadline of the backend's calls is not waited (``wait_fits``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ def retry_delay(retry_number: int, retry_after: float | None = None) -> float:
     if retry_after is not None and retry_after > delay:
         return min(retry_after, MAX_RETRY_AFTER_SECONDS)
     return delay
+
+
+def wait_fits(delay: float, remaining: float | None) -> bool:
+    """Whether waiting ``delay`` seconds still leaves time for another call before the deadline (None: no deadline).
+
+    A Retry-After past the deadline is never slept on: the call would have no time left once it is over.
+    """
+    return remaining is None or delay < remaining
 
 
 def overflow_budget(context_max: int, ratio: float) -> int:

@@ -160,6 +160,11 @@ class OpenAICompatibleBackend:
         self.label = f"OpenAI-compatible: {request.model_name} at {self.host}"
 
     @property
+    def deadline(self) -> float:
+        """Seconds one compaction's calls to this endpoint may take together (connect to last byte, waits included)."""
+        return self.client_config.timeout
+
+    @property
     def _key(self) -> str:
         # Read from the SecretStr on demand, so no plain copy of the key sits in the backend's attributes.
         return self.client_config.api_key.get_secret_value()

@@ -40,8 +40,8 @@ def add_parser(subparsers: Any) -> None:
     endpoint.add_argument("--model", dest="model_name", metavar="NAME", help="model name for the endpoint")
     endpoint.add_argument("--backend", metavar="offline|replay:DUMP", help="offline, or replay a dump's reply")
     endpoint.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
-                          help="deadline of each model call, connect to last byte (default 120); "
-                               "a reply is read up to 16 MiB")
+                          help="deadline of the compaction's model calls together, connect to last byte, "
+                               "retries and waits included (default 120); a reply is read up to 16 MiB")
     parser.add_argument("--preserve", metavar="TEXT", help="what the summary must keep (a priority, not a task)")
     parser.add_argument("--force", action="store_true", help="compact even when the trigger does not fire")
     parser.add_argument("--dump-dir", metavar="DIR", help="write a dump and the debug log here")
@@ -64,12 +64,18 @@ def backend_from(args: argparse.Namespace) -> Backend:
     problem = key_problem(key)
     if problem is not None:  # refused before any client exists: the key is never sent
         raise ConfigError(f"{source}: {problem}")
-    client = ModelClientConfig(
-        client_provider=os.environ.get("MODEL_PROVIDER", "").strip() or "OpenAI",
-        api_base=base,
-        api_key=SecretStr(key),
-        timeout=args.timeout,
-    )
+    try:
+        client = ModelClientConfig(
+            client_provider=os.environ.get("MODEL_PROVIDER", "").strip() or "OpenAI",
+            api_base=base,
+            api_key=SecretStr(key),
+            timeout=args.timeout,
+        )
+    except ValidationError as error:  # a ConfigError for every command that builds an endpoint (score too)
+        first = error.errors()[0]
+        field = str((first.get("loc") or ("api_base",))[0])  # the one model-level rule is about the base URL
+        problem = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
+        raise ConfigError(f"--{field.replace('_', '-')}: {problem}") from None
     return make_backend("openai", client_config=client, request=ModelRequestConfig(model=model))
 
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr, ValidationError
 
-from compressor.config import CurrentRoundCompressorConfig, ModelClientConfig, ModelRequestConfig
+from compressor.config import (
+    MAX_TIMEOUT_SECONDS,
+    CurrentRoundCompressorConfig,
+    ModelClientConfig,
+    ModelRequestConfig,
+)
 from compressor.windows import DEFAULT_CONTEXT_MAX, model_windows, resolve_context_max
 
 
@@ -64,6 +69,15 @@ class TestClientConfig:
     def test_url_needs_a_scheme(self) -> None:
         with pytest.raises(ValidationError, match="http"):
             ModelClientConfig(api_base="api.openai.com")
+
+    @pytest.mark.parametrize("timeout", [float("inf"), float("-inf"), float("nan"), -1.0, 0.0, 1e9])
+    def test_a_deadline_that_bounds_nothing_is_refused(self, timeout: float) -> None:
+        with pytest.raises(ValidationError, match="timeout"):
+            ModelClientConfig(api_base="http://127.0.0.1:9/v1", timeout=timeout)
+
+    @pytest.mark.parametrize("timeout", [0.001, 10.0, MAX_TIMEOUT_SECONDS])
+    def test_a_finite_deadline_up_to_a_day_is_kept(self, timeout: float) -> None:
+        assert ModelClientConfig(api_base="http://127.0.0.1:9/v1", timeout=timeout).timeout == timeout
 
     def test_from_env(self) -> None:
         env = {

@@ -20,7 +20,7 @@ from pydantic import SecretStr
 
 from compressor.backends import OpenAICompatibleBackend
 from compressor.backends.limits import MIB, ReplyLimits
-from compressor.cli import EXIT_FAILED, EXIT_OK, main
+from compressor.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, main
 from compressor.config import ModelClientConfig, ModelRequestConfig
 from compressor.errors import BackendError, BackendTimeout, ErrorKind
 from compressor.formats import load_conversation
@@ -30,6 +30,7 @@ from tests.support.hostile_server import (
     ENCODINGS,
     Behaviour,
     HostileServer,
+    asks_to_wait,
     chat_completion,
     declared_charset,
     drip,
@@ -40,6 +41,7 @@ from tests.support.hostile_server import (
     huge_json,
     interim_forever,
     raw_reply,
+    slow_then,
 )
 from tests.support.key_forms import spellings
 
@@ -168,13 +170,15 @@ class TestDeclaredCharsets:
         assert reply.content == "café"
 
 
-def cli_compact(tmp_path: Path, server: HostileServer, *extra: str) -> dict[str, Any]:
+def cli_compact(
+    tmp_path: Path, server: HostileServer, *extra: str, timeout: float = DEADLINE
+) -> dict[str, Any]:
     """``compact --json`` against the server, with dumps and --out in tmp: what it printed and wrote."""
     source = conversation_file(tmp_path)
     out, err = io.StringIO(), io.StringIO()
     argv = ["compact", str(source), "--force", "--keep-recent", "2", "--context-max", "200000", "--json",
             "--dump-dir", str(tmp_path / "dumps"), "--out", str(tmp_path / "out.json"), "--api-base", server.url,
-            "--model", "hostile-model", "--api-key", KEY, "--timeout", str(DEADLINE), *extra]  # fmt: skip
+            "--model", "hostile-model", "--api-key", KEY, "--timeout", str(timeout), *extra]  # fmt: skip
     began = time.monotonic()
     code = main(argv, out=out, err=err)
     files = {
@@ -200,19 +204,69 @@ class TestTheCompactionFailsCleanly:
     def test_exit_3_the_conversation_unchanged_and_no_dump(
         self, name: str, behaviour: Callable[[], Behaviour], kind: ErrorKind, words: str, tmp_path: Path
     ) -> None:
+        # A failure that comes fast leaves time for SPEC §11's two retries; a timeout used the whole deadline.
+        timed_out = kind is ErrorKind.TIMEOUT
+        deadline = DEADLINE if timed_out else 10.0
         with HostileServer(behaviour()) as server:
-            run = cli_compact(tmp_path, server)
+            run = cli_compact(tmp_path, server, timeout=deadline)
         result = run["result"]
         assert run["code"] == EXIT_FAILED and result["status"] == "failed" and result["reason"] == kind.value
-        assert server.calls == 3  # SPEC §11: a transient failure is retried twice
-        assert run["seconds"] < 3 * (DEADLINE + 1.0)
+        assert server.calls == (1 if timed_out else 3)
+        assert run["seconds"] < deadline + 1.0
         assert not any(name.startswith("dumps/") and name.endswith(".json") for name in run["files"])
-        written = load_conversation(json.loads(run["files"]["out.json"]))
-        original = load_conversation(run["source"])
-        assert [m.to_openjiuwen() for m in written.messages] == [m.to_openjiuwen() for m in original.messages]
+        assert_unchanged(run)
         log = [json.loads(line) for line in run["files"]["dumps/CurrentRoundCompressor.jsonl"].splitlines()]
         retries = [r for r in log if r["event"] == "compression_retry"]
-        assert [r["error_type"] for r in retries] == [f"transient:{kind.value}"] * 2
+        assert [r["error_type"] for r in retries] == [f"transient:{kind.value}"] * (0 if timed_out else 2)
+
+
+def assert_unchanged(run: dict[str, Any]) -> None:
+    written = load_conversation(json.loads(run["files"]["out.json"]))
+    original = load_conversation(run["source"])
+    assert [m.to_openjiuwen() for m in written.messages] == [m.to_openjiuwen() for m in original.messages]
+
+
+class TestTheDeadlineHoldsRetriesAndWaits:
+    """``--timeout`` bounds the compaction's calls together: a Retry-After past it is not slept on (issue 15)."""
+
+    @pytest.mark.parametrize(
+        "retry_after", ["240", "3600", "Wed, 21 Oct 2099 07:28:00 GMT"], ids=["4-minutes", "an-hour", "a-date"]
+    )
+    def test_a_wait_past_the_deadline_fails_at_once_as_rate_limit(self, retry_after: str, tmp_path: Path) -> None:
+        with HostileServer(asks_to_wait(retry_after)) as server:
+            run = cli_compact(tmp_path, server)
+        result = run["result"]
+        assert run["code"] == EXIT_FAILED and result["status"] == "failed" and result["reason"] == "rate_limit"
+        assert server.calls == 1 and run["seconds"] < DEADLINE + 1.0
+        assert "asked to wait" in result["error"] and f"deadline of {DEADLINE:g} s" in result["error"]
+        assert result["attempts"][-1]["error"] == result["error"]  # the table says why it stopped, too
+        assert_unchanged(run)
+
+    def test_a_wait_that_fits_is_honoured_and_the_retries_made(self, tmp_path: Path) -> None:
+        with HostileServer(asks_to_wait("0.3")) as server:
+            run = cli_compact(tmp_path, server, timeout=10.0)
+        assert run["code"] == EXIT_FAILED and run["result"]["reason"] == "rate_limit"
+        assert server.calls == 3 and run["seconds"] >= 0.6  # two waits of 0.3 s: Retry-After was honoured
+        assert [a["delay_seconds"] for a in run["result"]["attempts"]] == [0.3, 0.3, None]
+
+    def test_every_call_together_ends_within_the_deadline(self, tmp_path: Path) -> None:
+        # An error after 0.6 s leaves 0.4 s of a 1 s deadline: the retry gets that much, not a fresh second.
+        slow_error = head(503, Content_Length=2) + b"{}"
+        with HostileServer(slow_then(0.6, slow_error)) as server:
+            run = cli_compact(tmp_path, server)
+        assert run["code"] == EXIT_FAILED and run["seconds"] < DEADLINE + 1.0
+        assert server.calls == 2 and run["result"]["reason"] == "timeout"
+        assert "all calls and waits together" in run["result"]["error"]
+
+    @pytest.mark.parametrize("timeout", ["inf", "nan", "-1", "0", "1e999"])
+    def test_a_deadline_that_bounds_nothing_is_one_line_and_no_call(self, timeout: str, tmp_path: Path) -> None:
+        source = conversation_file(tmp_path)
+        out, err = io.StringIO(), io.StringIO()
+        with HostileServer(asks_to_wait("0")) as server:
+            argv = ["compact", str(source), "--force", "--api-base", server.url, "--model", "m", "--timeout", timeout]
+            code = main(argv, out=out, err=err)
+        assert code == EXIT_BAD_INPUT and server.calls == 0 and out.getvalue() == ""
+        assert err.getvalue().startswith("compaction-lab: --timeout: ") and err.getvalue().count("\n") == 1
 
 
 def artefacts(run: dict[str, Any]) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from compressor.errors import ErrorKind
-from compressor.retry import overflow_budget, retry_delay, should_retry, shrink_keep
+from compressor.retry import overflow_budget, retry_delay, should_retry, shrink_keep, wait_fits
 
 
 @pytest.mark.parametrize(
@@ -30,6 +30,15 @@ def test_should_retry(kind: ErrorKind, used: int, expected: bool) -> None:
 )
 def test_retry_delay(n: int, retry_after: float | None, expected: float) -> None:
     assert retry_delay(n, retry_after) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    "delay,remaining,fits",
+    [(0.05, None, True), (120.0, None, True), (0.05, 10.0, True), (9.99, 10.0, True), (10.0, 10.0, False),
+     (240.0, 10.0, False), (0.05, 0.0, False), (0.05, -1.0, False)],
+)  # fmt: skip
+def test_a_wait_fits_only_before_the_deadline(delay: float, remaining: float | None, fits: bool) -> None:
+    assert wait_fits(delay, remaining) is fits
 
 
 def test_budget_is_at_least_one() -> None:

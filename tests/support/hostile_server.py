@@ -13,6 +13,8 @@ Behaviours (``HostileServer(behaviour)``, each a function of the connection and 
 - ``echo_key(encode, status)``      a chat completion (or an error of ``status``) quoting the request's key, encoded
 - ``declared_charset(charset)``     a UTF-8 chat completion whose Content-Type names another charset
 - ``raw_reply(data)``               exactly these bytes, then the connection closes
+- ``asks_to_wait(seconds, status)`` an error of ``status`` (429 by default) with ``Retry-After: seconds``
+- ``slow_then(seconds, data)``      nothing for ``seconds``, then exactly these bytes
 """
 
 from __future__ import annotations
@@ -166,6 +168,26 @@ def raw_reply(data: bytes) -> Behaviour:
     return behave
 
 
+def asks_to_wait(seconds: str, status: int = 429) -> Behaviour:
+    """An error reply whose ``Retry-After`` asks the client to come back in ``seconds`` (a number or an HTTP date)."""
+    body = json.dumps({"error": {"message": "slow down", "type": "rate_limit_exceeded"}}).encode()
+
+    def behave(wire: Wire, request: Request) -> None:
+        wire.send(head(status, Content_Type="application/json", Content_Length=len(body), Retry_After=seconds) + body)
+
+    return behave
+
+
+def slow_then(seconds: float, data: bytes) -> Behaviour:
+    """Silence for ``seconds`` (a model thinking), then ``data`` as ``raw_reply`` sends it."""
+
+    def behave(wire: Wire, request: Request) -> None:
+        if wire.wait(seconds):
+            raw_reply(data)(wire, request)
+
+    return behave
+
+
 def declared_charset(charset: str, body: bytes | None = None) -> Behaviour:
     """A chat completion in UTF-8 whose Content-Type names ``charset`` (rot13, zlib, punycode, nonsense …)."""
     payload = body if body is not None else chat_completion(SNAPSHOT.format(quote="naïve café ✓"))
@@ -303,6 +325,7 @@ __all__ = [
     "HostileServer",
     "Request",
     "Wire",
+    "asks_to_wait",
     "declared_charset",
     "drip",
     "echo_key",
@@ -311,4 +334,5 @@ __all__ = [
     "huge_json",
     "interim_forever",
     "raw_reply",
+    "slow_then",
 ]
