@@ -42,11 +42,23 @@ RUN_PAGES: tuple[PageSpec, ...] = (
 DEFAULT_PAGE = "views/span.py"
 
 
+def _to_default_page() -> None:
+    st.switch_page(DEFAULT_PAGE)
+
+
 def _pages(specs: tuple[PageSpec, ...]) -> list[st.Page]:
-    return [
-        st.Page(file, title=t(title_key), url_path=url_path, default=file == DEFAULT_PAGE)
-        for file, title_key, url_path in specs
-    ]
+    """The pages of one group. The default page is served at the root address, so its own address is a hidden
+    page leading there (Streamlit would otherwise answer it with "Page not found")."""
+    pages: list[st.Page] = []
+    for file, title_key, url_path in specs:
+        if file == DEFAULT_PAGE:
+            pages.append(st.Page(file, title=t(title_key), default=True))
+            pages.append(
+                st.Page(_to_default_page, title=t(title_key), url_path=url_path, visibility="hidden")
+            )
+        else:
+            pages.append(st.Page(file, title=t(title_key), url_path=url_path))
+    return pages
 
 
 def main() -> None:

@@ -201,7 +201,10 @@ STRINGS: dict[str, str] = {
         "Our counter finds {drift:,} tokens more in the messages than the reported usage holds; the bar "
         "shows the counted parts."
     ),
-    "breakdown.due": "due now",
+    "breakdown.caption_reached": (
+        "{total:,} of {capacity:,} tokens used ({used}): {left} left, and the window has reached the threshold "
+        "of {threshold:,}."
+    ),
     "breakdown.now": "after message #{index} (all {messages})",
     "breakdown.at_call": "at the model call for message #{index}",
     "decision.condition.no_model": (
@@ -331,7 +334,8 @@ STRINGS: dict[str, str] = {
         "(no assistant message reported usage)."
     ),
     "span.spans": "The three spans",
-    "span.ranges": "prefix {prefix} · compress {compress} · tail {tail}   (messages: {counts})",
+    "span.range": "{part}: {where} ({count})",
+    "span.range_empty": "{part}: none",
     "span.unanchored": (
         "There is no real user message, so messages {start} to {end} belong to no span: nothing can be compressed."
     ),
@@ -595,7 +599,7 @@ STRINGS: dict[str, str] = {
         "({limit_tokens:,} tokens) at every model call."
     ),
     "why.compaction_cost": (
-        "It needs {compactions} compaction(s), sending {compaction_input_tokens:,} tokens to the compaction model."
+        "It needs {compactions_counted}, sending {compaction_input_tokens:,} tokens to the compaction model."
     ),
     "why.none_clean": (
         "{qualifying} settings keep the headroom, but each raises a loop flag ({flagged} flagged): a "

@@ -7,9 +7,10 @@ formatted with the value's own numbers, and English decisions and statuses are t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from compressor.compaction_result import CompactionResult
 from compressor.dumps import DumpRecord
@@ -124,7 +125,18 @@ def secret_kind(kind: str, language: str) -> str:
 
 def recommendation_sentences(recommendation: Recommendation, language: str) -> list[str]:
     """Why a setting is recommended, one sentence per reason code, in ``language`` (the CLI uses English)."""
-    return [translate(language, f"why.{reason.code}", **reason.values) for reason in recommendation.reasons]
+    return [
+        translate(language, f"why.{reason.code}", **_with_counts(reason.values, language))
+        for reason in recommendation.reasons
+    ]
+
+
+def _with_counts(values: Mapping[str, Any], language: str) -> dict[str, Any]:
+    """A reason's values, with a count of compactions also in words ("1 compaction", "2 compactions")."""
+    out = dict(values)
+    if isinstance(values.get("compactions"), int):
+        out["compactions_counted"] = counted(values["compactions"], "compaction", language)
+    return out
 
 
 def recommendation_verdict(recommendation: Recommendation, language: str) -> str:

@@ -8,10 +8,11 @@ come from ``zh.FORMULAS``; every number is a field of the value given.
 from __future__ import annotations
 
 from compressor.glossary import GLOSSARY, PartCode, TermCode
+from compressor.spans import Span
 from compressor.window_parts import WindowBreakdown
 
 from . import zh
-from .catalog import part_names, percent, translate
+from .catalog import counted, part_names, percent, translate
 
 
 def term_name(code: TermCode, language: str) -> str:
@@ -39,22 +40,32 @@ def shown_parts(breakdown: WindowBreakdown) -> list[tuple[PartCode, int]]:
 
 
 def breakdown_caption(breakdown: WindowBreakdown, language: str) -> str:
-    """'14,936 of 16,000 tokens used (93.4%): 6.6% left, due now until compaction at 12,800.'"""
-    until = (
-        percent(breakdown.until_compaction_share)
-        if breakdown.until_compaction_tokens
-        else translate(language, "breakdown.due")
-    )
-    return translate(
-        language,
-        "breakdown.caption",
-        total=breakdown.total_tokens,
-        capacity=breakdown.capacity,
-        used=percent(breakdown.used_share),
-        left=percent(breakdown.left_share),
-        until=until,
-        threshold=breakdown.threshold,
-    )
+    """'14,936 of 16,000 tokens used (93.4%): 6.6% left, and the window has reached the threshold of 12,800.'"""
+    values = {
+        "total": breakdown.total_tokens,
+        "capacity": breakdown.capacity,
+        "used": percent(breakdown.used_share),
+        "left": percent(breakdown.left_share),
+        "threshold": breakdown.threshold,
+    }
+    if not breakdown.until_compaction_tokens:
+        return translate(language, "breakdown.caption_reached", **values)
+    return translate(language, "breakdown.caption", until=percent(breakdown.until_compaction_share), **values)
+
+
+def span_ranges(span: Span, language: str) -> str:
+    """'preserved prefix: #0 (1 message) · span to compress: #1–#43 (43 messages) · protected tail: none'."""
+    names = part_names(language)
+
+    def one(part: str, bounds: tuple[int, int]) -> str:
+        start, end = bounds
+        if end <= start:
+            return translate(language, "span.range_empty", part=names[part])
+        where = f"#{start}" if end - start == 1 else f"#{start}–#{end - 1}"
+        count = counted(end - start, "message", language)
+        return translate(language, "span.range", part=names[part], where=where, count=count)
+
+    return " · ".join([one("prefix", span.prefix), one("span", span.compress), one("tail", span.tail)])
 
 
 def parts_sentence(breakdown: WindowBreakdown, language: str) -> str:

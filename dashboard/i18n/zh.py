@@ -167,7 +167,7 @@ STRINGS: dict[str, str] = {
     "breakdown.parts": "窗口总量 = {parts}。",
     "breakdown.over": "超出容量 {over:,} token：这次调用放不进模型的窗口。",
     "breakdown.drift_negative": "我们的计数器在消息中数出的 token 比上报用量多 {drift:,}；条形图显示计数出的各部分。",
-    "breakdown.due": "现在就会压缩",
+    "breakdown.caption_reached": "已用 {total:,} / {capacity:,} token（{used}）：剩余 {left}，窗口已达到阈值 {threshold:,}。",
     "breakdown.now": "在消息 #{index} 之后（全部 {messages}）",
     "breakdown.at_call": "在生成消息 #{index} 的模型调用时",
     "decision.condition.no_model": (
@@ -269,7 +269,8 @@ STRINGS: dict[str, str] = {
     ),
     "span.total_counted": "窗口总量 {total:,} 由 {counter} 对系统消息、上下文和工具计数得出（没有助手消息上报用量）。",
     "span.spans": "三个片段",
-    "span.ranges": "前缀 {prefix} · 压缩 {compress} · 尾部 {tail}   （消息数：{counts}）",
+    "span.range": "{part}：{where}（{count}）",
+    "span.range_empty": "{part}：无",
     "span.unanchored": "没有真实的用户消息，因此第 {start} 到 {end} 条消息不属于任何片段：无法压缩。",
     "span.last_user": "最后一条真实用户消息是 #{index}；压缩从它之后开始。",
     "span.tool_boundary": (
@@ -485,7 +486,7 @@ STRINGS: dict[str, str] = {
         "{considered} 个设置中有 {qualifying} 个在每次模型调用时让上下文不超过 context_max 的 {limit:.0%}"
         "（{limit_tokens:,} 个 token）。"
     ),
-    "why.compaction_cost": "它需要 {compactions} 次压缩，向压缩模型发送 {compaction_input_tokens:,} 个 token。",
+    "why.compaction_cost": "它需要 {compactions_counted}，向压缩模型发送 {compaction_input_tokens:,} 个 token。",
     "why.none_clean": (
         "有 {qualifying} 个设置能保持余量，但每个都触发了循环标记（共 {flagged} 个被标记）：压缩回收太少、"
         "几次调用内再次触发，或压缩后窗口仍高于触发阈值。"

@@ -11,6 +11,7 @@ from dashboard import charts, tables
 from dashboard.components import flag_message_secrets, plain, show_message, stop_when_empty, table
 from dashboard.follow import follow_panel
 from dashboard.i18n import chart_labels, counted, note_names, segment_names
+from dashboard.i18n.terms import span_ranges
 from dashboard.state import conversations, keys, session, views
 from dashboard.state.session import t
 from dashboard.window_view import decision_banner, no_model_conditions, window_summary
@@ -62,15 +63,7 @@ labels = chart_labels(language)
 # -- the spans ------------------------------------------------------------------------------------
 st.subheader(t("span.spans"))
 span = analysis.span
-st.text(
-    t(
-        "span.ranges",
-        prefix=f"[{span.prefix[0]}, {span.prefix[1]})",
-        compress=f"[{span.compress[0]}, {span.compress[1]})",
-        tail=f"[{span.tail[0]}, {span.tail[1]})",
-        counts=" / ".join(str(count) for count in span.counts),
-    )
-)
+st.text(span_ranges(span, language))
 if span.unanchored[1] > span.unanchored[0]:
     st.warning(t("span.unanchored", start=span.unanchored[0], end=span.unanchored[1]))
 if analysis.last_user_index >= 0:

@@ -69,7 +69,10 @@ class TestFirstLoad:
         assert "counted with cl100k_base (tiktoken)" in page
         end = len(demo_conversation().messages)
         assert expected.span.compress == (1, end)  # everything after the one user request, nothing kept
-        assert f"prefix [0, 1) · compress [1, {end}) · tail [{end}, {end})" in page
+        assert (
+            f"preserved prefix: #0 (1 message) · span to compress: #1–#{end - 1} ({end - 1} messages) · "
+            "protected tail: none" in page
+        )
 
     def test_every_number_says_what_it_includes_and_how_it_is_computed(self, app: AppTest) -> None:
         for metric in app.metric:
@@ -147,7 +150,7 @@ class TestSliders:
             f"keep_recent_messages = 2 would start the tail at #{naive}; a kept tool result pulls it back to "
             f"#{start} so the tool call stays with its result ({end - start} messages kept)."
         ) in [unescaped(e.value) for e in app.info]
-        assert f"tail [{start}, {end})" in texts(app)
+        assert f"protected tail: #{start}–#{end - 1} ({end - start} messages)" in texts(app)
 
     def test_a_model_window_sets_the_capacity(self, app: AppTest) -> None:
         app.radio(key=keys.W_CAPACITY_MODE).set_value("model").run()

@@ -110,6 +110,21 @@ def wait_idle(page: Any) -> None:
     page.wait_for_selector(IDLE)
 
 
+def step_slider_to(page: Any, slider: Any, value: int) -> None:
+    """Move an integer slider to ``value`` with the arrow keys and check it holds it.
+
+    Each key press reruns the page; a press that lands during a rerun can be dropped or arrive late, so this
+    steps towards the value until the slider holds it (bounded), then checks it stays there."""
+    slider.focus()
+    for _ in range(4 * value + 4):
+        current = int(slider.get_attribute("aria-valuetext") or 0)
+        if current == value:
+            break
+        page.keyboard.press("ArrowRight" if current < value else "ArrowLeft")
+        wait_idle(page)
+    expect(slider).to_have_attribute("aria-valuetext", str(value))
+
+
 def assert_no_exception(page: Any) -> None:
     expect(page.locator(EXCEPTION)).to_have_count(0)
 
@@ -284,16 +299,7 @@ class TestDemo:
         go(app, "Demo", "Demo")
         step = app.get_by_role("slider", name="Model call")
         expect(step).to_have_attribute("aria-valuetext", "1")
-        step.focus()
-        # Each key press reruns the page; a press that lands during a rerun can be dropped or arrive late, so
-        # step towards the wanted call until the slider holds it (bounded), then check it stays there.
-        for _ in range(4 * number):
-            current = int(step.get_attribute("aria-valuetext") or 0)
-            if current == number:
-                break
-            app.keyboard.press("ArrowRight" if current < number else "ArrowLeft")
-            wait_idle(app)
-        expect(step).to_have_attribute("aria-valuetext", str(number))
+        step_slider_to(app, step, number)
         crossed = translate(
             "en",
             "demo.caption.compacted",

@@ -25,6 +25,7 @@ from tests.e2e.test_dashboard_e2e import (
     assert_no_exception,
     demo_decision,
     go,
+    step_slider_to,
     wait_idle,
 )
 
@@ -101,6 +102,8 @@ class TestEveryPageOnEveryScreen:
                 "cut": page.evaluate(CUT_TEXT),
                 "overlapping labels": page.evaluate(OVERLAPS),
                 "None": page.evaluate(NONE_WRITTEN),
+                # the default page is served at the root; its own address must open it, not "Page not found"
+                "not found": page.get_by_text("Page not found").all_inner_texts(),
             }
             problems.update({f"{url_path} {kind}": found[kind] for kind in found if found[kind]})
             page.screenshot(path=str(ARTIFACTS / "screenshots" / f"{url_path}-{name}.png"), full_page=True)
@@ -161,11 +164,7 @@ class TestOneWindowTotal:
         ).to_have_count(1)
         expect(table.locator('[role="columnheader"]', has_text="Window total")).to_have_count(1)
         go(page, "Demo", "Demo")
-        slider = page.get_by_role("slider", name="Model call")
-        slider.focus()
-        for _ in range(number - 1):
-            page.keyboard.press("ArrowRight")
-        expect(slider).to_have_attribute("aria-valuetext", str(number))
+        step_slider_to(page, page.get_by_role("slider", name="Model call"), number)
         wait_idle(page)
         assert metric(page, "Window total") == f"{step.context_tokens:,}"
         # the two moments are labelled as the moments they are

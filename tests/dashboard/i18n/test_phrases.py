@@ -227,3 +227,17 @@ def test_a_tie_break_is_mentioned_only_when_there_was_one() -> None:
 
 def test_the_tie_case_has_a_tie_and_the_others_do_not() -> None:
     assert [name for name, rec in CASES.items() if "tie_break" in rec.codes] == ["a tie at the best ratio"]
+
+
+@pytest.mark.parametrize(
+    ("compactions", "words"), [(1, "It needs 1 compaction, "), (2, "It needs 2 compactions, ")]
+)
+def test_the_compactions_it_needs_are_counted_in_words(compactions: int, words: str) -> None:
+    recommendation = recommend(swept(outcome(0.5, 0, peak=600, compactions=compactions, cost=900)))
+    english = recommendation_sentences(recommendation, "en")
+    assert any(sentence.startswith(words) for sentence in english), english
+    assert not any("(s)" in sentence for sentence in english)
+    assert any(
+        f"它需要 {compactions} 次压缩" in sentence
+        for sentence in recommendation_sentences(recommendation, "zh")
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from compressor.glossary import GLOSSARY
+from compressor.spans import Span
 from compressor.window_parts import WindowBreakdown, of_analysis
 from dashboard.i18n import percent, zh
 from dashboard.i18n.terms import (
@@ -13,6 +14,7 @@ from dashboard.i18n.terms import (
     breakdown_notes,
     formula,
     parts_sentence,
+    span_ranges,
     term_help,
     term_name,
 )
@@ -44,8 +46,14 @@ class TestBreakdownWords:
             f"{percent(parts.left_share)} left, {percent(parts.until_compaction_share)} until compaction at 15,200."
         )
 
-    def test_past_the_threshold_compaction_is_due(self) -> None:
-        assert "due now until compaction" in breakdown_caption(of_analysis(demo_analysis()), "en")
+    def test_past_the_threshold_the_caption_says_it_was_reached(self) -> None:
+        parts = of_analysis(demo_analysis())
+        assert parts.until_compaction_tokens == 0
+        assert breakdown_caption(parts, "en").endswith(
+            ", and the window has reached the threshold of 12,800."
+        )
+        assert breakdown_caption(parts, "zh").endswith("窗口已达到阈值 12,800。")
+        assert "until compaction" not in breakdown_caption(parts, "en")
 
     def test_the_parts_sentence_adds_up(self) -> None:
         parts = of_analysis(demo_analysis())
@@ -70,3 +78,19 @@ class TestBreakdownWords:
             "Our counter finds 5 tokens more in the messages than the reported usage holds"
         )
         assert len(breakdown_notes(parts, "zh")) == 2
+
+
+class TestSpanRanges:
+    def test_each_span_in_words_with_its_messages(self) -> None:
+        span = Span(prefix=(0, 1), compress=(1, 44), tail=(44, 44), unanchored=(0, 0))
+        assert span_ranges(span, "en") == (
+            "preserved prefix: #0 (1 message) · span to compress: #1–#43 (43 messages) · protected tail: none"
+        )
+        assert (
+            span_ranges(span, "zh")
+            == "保留前缀：#0（1 条消息） · 待压缩片段：#1–#43（43 条消息） · 保护尾部：无"
+        )
+
+    def test_a_kept_tail_is_named_by_its_messages(self) -> None:
+        span = Span(prefix=(0, 3), compress=(3, 10), tail=(10, 14), unanchored=(0, 0))
+        assert span_ranges(span, "en").endswith("protected tail: #10–#13 (4 messages)")
