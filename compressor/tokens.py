@@ -26,6 +26,7 @@ from .errors import ConfigError
 from .image_tokens import image_part_tokens, is_image_part
 from .messages import Conversation, Message, ToolDef
 from .sanitize import content_text, sanitize_string, sanitize_value
+from .token_chunks import CHUNK_CHARS, count_in_chunks
 
 COUNTER_NAMES: tuple[str, ...] = ("cl100k_base", "o200k_base", "string_length")
 
@@ -98,6 +99,20 @@ def _token_cache(message: Message) -> dict[str, int]:
     return cache_
 
 
+def _long(message: Message) -> bool:
+    """A message whose text is long enough to be counted in chunks."""
+    content = message.content
+    if isinstance(content, str):
+        return len(content) > 2 * CHUNK_CHARS
+    size = 0
+    for part in content:
+        if isinstance(part, str):
+            size += len(part)
+        elif isinstance(part.get("text"), str):
+            size += len(part["text"])
+    return size > 2 * CHUNK_CHARS
+
+
 def usage_tail_tokens(message: Message) -> int:
     """What a message after the usage anchor adds to the window: a third of its sanitised text (SPEC §6).
 
@@ -123,19 +138,31 @@ class TokenCounter(ABC):
     def list_pieces(self, parts: Sequence[Any]) -> tuple[str, list[str], int]:
         """List content as this counter reads it: the joined text, other texts priced apart, and fixed tokens."""
 
-    def pieces(self, message: Message) -> tuple[list[str], int]:
-        """The texts a message is priced as (each tokenised on its own) and the tokens priced without text."""
+    def wrapped_tokens(self, prefix: str, text: str, suffix: str) -> int:
+        """``tok(prefix + text + suffix)``; counters may count it without building the joined string."""
+        return self.tok(prefix + text + suffix)
+
+    def _parts(self, message: Message) -> tuple[str, list[str], int]:
+        """A message's main text (unwrapped), the texts priced apart and the tokens priced without text."""
         content = message.content
-        fixed = 0
         apart: list[str] = []
+        fixed = 0
         if isinstance(content, str):
             text = sanitize_string(content)
         else:
             text, apart, fixed = self.list_pieces(content)
-        texts = [f"<|start|>{message.role}\n{text}<|end|>", *apart]
         if message.tool_calls:
-            texts.append(self.tool_calls_json(message))
-        return texts, fixed
+            apart.append(self.tool_calls_json(message))
+        return text, apart, fixed
+
+    def pieces(self, message: Message) -> tuple[list[str], int]:
+        """The texts a message is priced as (each tokenised on its own) and the tokens priced without text."""
+        text, apart, fixed = self._parts(message)
+        return [f"<|start|>{message.role}\n{text}<|end|>", *apart], fixed
+
+    def _counted(self, message: Message) -> int:
+        text, apart, fixed = self._parts(message)
+        return fixed + self.wrapped_tokens(f"<|start|>{message.role}\n", text, "<|end|>") + sum(map(self.tok, apart))
 
     def message_tokens(self, message: Message) -> int:
         """Tokens of one message without the list overhead; cached on the message."""
@@ -143,9 +170,7 @@ class TokenCounter(ABC):
         cached = cache_.get(self.name)
         if cached is not None:
             return cached
-        texts, fixed = self.pieces(message)
-        tokens = fixed + sum(self.tok(text) for text in texts)
-        cache_[self.name] = tokens
+        tokens = cache_[self.name] = self._counted(message)
         return tokens
 
     def tok_many(self, texts: Sequence[str]) -> list[int]:
@@ -162,6 +187,9 @@ class TokenCounter(ABC):
             texts: list[str] = []
             shapes: list[tuple[int, int]] = []
             for message in pending:
+                if _long(message):  # counted on its own, in chunks: never one giant string in the batch
+                    shapes.append((0, self._counted(message)))
+                    continue
                 pieces, fixed = self.pieces(message)
                 texts.extend(pieces)
                 shapes.append((len(pieces), fixed))
@@ -194,7 +222,17 @@ class TiktokenCounter(TokenCounter):
         self._encoding = load_encoding(encoding)
 
     def tok(self, text: str) -> int:
+        if len(text) > 2 * CHUNK_CHARS:
+            return count_in_chunks(self._tok_whole, text)
+        return self._tok_whole(text)
+
+    def _tok_whole(self, text: str) -> int:
         return len(self._encoding.encode(text, disallowed_special=()))
+
+    def wrapped_tokens(self, prefix: str, text: str, suffix: str) -> int:
+        if len(text) > 2 * CHUNK_CHARS:
+            return count_in_chunks(self._tok_whole, text, prefix=prefix, suffix=suffix)
+        return self._tok_whole(prefix + text + suffix)
 
     def tok_many(self, texts: Sequence[str]) -> list[int]:
         # Identical to encode(..., disallowed_special=()) per text; tiktoken releases the GIL, so threads help.
@@ -237,6 +275,9 @@ class StringLengthCounter(TokenCounter):
 
     def tok(self, text: str) -> int:
         return len(text) // 3
+
+    def wrapped_tokens(self, prefix: str, text: str, suffix: str) -> int:
+        return (len(prefix) + len(text) + len(suffix)) // 3
 
     def tool_calls_json(self, message: Message) -> str:
         return json.dumps([call.flat() for call in message.tool_calls or ()], ensure_ascii=False)
