@@ -96,6 +96,9 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "tokens": "BIGINT",
         "cost": "DOUBLE",
         "flagged": "INTEGER",
+        # what its compactions summarised: the spans' tokens and their summaries' (the size model's retention)
+        "span_tokens": "BIGINT",
+        "summary_tokens": "BIGINT",
     },
 }
 #: A run's untouched outcome is stored as an outcome row with this setting (no real setting has it).
@@ -135,6 +138,8 @@ def outcome_lines(
             tokens=bill.tokens,
             cost=bill.cost,
             flagged=bill.flagged,
+            span_tokens=bill.span_tokens,
+            summary_tokens=bill.summary_tokens,
         )
         + "\n"
         for (ratio, keep, target), outcome, bill in zip(settings, outcomes, bills, strict=True)
@@ -160,6 +165,8 @@ def template_line(run_id: str, template_key: str, template: Outcome | None, bill
             tokens=bill.tokens if bill is not None else None,
             cost=bill.cost if bill is not None else None,
             flagged=0,
+            span_tokens=0,
+            summary_tokens=0,
         )
         + "\n"
     )

@@ -111,6 +111,10 @@ def from_template(template: Outcome, setting: SettingKey) -> Outcome:
     )
 
 
+#: What one run's compactions under one setting summarised: (span tokens, summary tokens).
+Summarised = tuple[int, int]
+
+
 class Collected:
     """The grid's numbers per run as they are found (catalog, template, or played), then the table."""
 
@@ -119,6 +123,8 @@ class Collected:
         self.settings = grid.settings
         self.position = {setting: at for at, setting in enumerate(self.settings)}
         self.found: list[dict[int, Cell]] = [{} for _ in runs]
+        #: per run and setting, what its compactions summarised (absent: a catalog row that predates it)
+        self.summarised: list[dict[int, Summarised]] = [{} for _ in runs]
         #: per run, its untouched outcome and bill (None: every setting as high as any touches the run)
         self.templates: dict[int, tuple[Outcome, Bill] | None] = {}
 
@@ -143,31 +149,44 @@ def _from_catalog(catalog: Catalog, collected: Collected) -> None:
             "CREATE TEMP TABLE wanted AS SELECT unnest(?::VARCHAR[]) AS run_id, unnest(?::VARCHAR[]) AS play_key",
             [[w[0] for w in wanted], [w[1] for w in wanted]],
         )
+        # a template's outcome JSON only: a played setting's cell is in its columns
         rows = connection.execute(
             "SELECT run_id, play_key, ratio, keep, min_target, compactions, peak_tokens, steps_over_capacity, "
-            "tokens, cost, flagged, outcome FROM outcomes JOIN wanted USING (run_id, play_key)"
+            "tokens, cost, flagged, CASE WHEN keep = -1 THEN outcome END, span_tokens, summary_tokens "
+            "FROM outcomes JOIN wanted USING (run_id, play_key)"
         ).fetchall()
-    for run_id, play_key, ratio, keep, target, compactions, peak, over, tokens, cost, flagged, text in rows:
-        if (run_id, play_key) in templates:
-            found = (outcome_from_json(text), Bill(tokens=tokens, cost=cost, flagged=0)) if text else None
-            collected.templates[templates[(run_id, play_key)]] = found
+    position, found, summarised = collected.position, collected.found, collected.summarised
+    for row in rows:
+        run_id, play_key, ratio, keep, target, compactions, peak, over, tokens, cost, flagged = row[:11]
+        if keep == -1 and (run_id, play_key) in templates:
+            text = row[11]
+            bill = Bill(tokens=tokens, cost=cost, flagged=0, span_tokens=0, summary_tokens=0)
+            collected.templates[templates[(run_id, play_key)]] = (
+                (outcome_from_json(text), bill) if text else None
+            )
             continue
-        at = collected.position.get((ratio, keep, target))
-        if at is not None:
+        at = position.get((ratio, keep, target))
+        run = index.get((run_id, play_key))
+        if at is not None and run is not None:
             money = cost if cost is not None else math.nan
-            collected.found[index[(run_id, play_key)]][at] = (compactions, peak, over, tokens, money, flagged)
+            found[run][at] = (compactions, peak, over, tokens, money, flagged)
+            if row[12] is not None and row[13] is not None:
+                summarised[run][at] = (row[12], row[13])
 
 
 def _fill_untouched(collected: Collected) -> None:
+    """A setting whose threshold lies above the run's untouched peak makes no attempt: the untouched cell (every
+    number of a cell is the untouched outcome's there, see ``from_template``)."""
     for run, untouched in collected.templates.items():
         if untouched is None:
             continue
         template, bill = untouched
+        found, summarised = collected.found[run], collected.summarised[run]
+        untouched_cell = cell(template, bill)
         for at, setting in enumerate(collected.settings):
-            if at not in collected.found[run] and template.peak_tokens < threshold_for(
-                template.context_max, setting[0]
-            ):
-                collected.found[run][at] = cell(from_template(template, setting), bill)
+            if at not in found and template.peak_tokens < threshold_for(template.context_max, setting[0]):
+                found[at] = untouched_cell
+                summarised[at] = (0, 0)
 
 
 def kept_batches(
@@ -214,27 +233,37 @@ def fleet_retention(
     setting: SettingKey,
     executor: Executor,
     cancel: threading.Event | None = None,
+    summarised: Sequence[Summarised | None] | None = None,
 ) -> FleetRetention:
-    """What ``setting``'s compactions keep, over the runs it compacts (see ``FleetRetention``)."""
+    """What ``setting``'s compactions keep, over the runs it compacts (see ``FleetRetention``).
+
+    With a summary size model, each run's share is what its compactions summarised (``summarised``: per run,
+    under ``setting``, as the sweep played them), else each run is simulated again from the catalog.
+    """
     at, width = table.settings.index(setting), len(table.settings)
     todo = [run for run in range(table.runs) if table.compactions[run * width + at] > 0]
     if not todo:
         return FleetRetention(source="no_compaction", runs=0)
-    source: RetentionSource = (
-        "measured" if SummaryModel.parse(grid.summary).kind == "offline" else "summary_size"
-    )
-    tasks = (
-        RetentionTask(
-            run_id=runs[run].run_id,
-            kept=kept,
-            counts=counts,
-            context_max=runs[run].context_max,
-            grid=grid,
-            setting=setting,
+    offline = SummaryModel.parse(grid.summary).kind == "offline"
+    source: RetentionSource = "measured" if offline else "summary_size"
+    values: list[float]
+    if not offline and summarised is not None and all(summarised[run] is not None for run in todo):
+        # retention_of's figure, from the same compactions: the summaries' share of the spans they replaced
+        shares = [_share(summarised[run]) for run in todo]
+        values = [value for value in shares if value is not None]
+    else:
+        tasks = (
+            RetentionTask(
+                run_id=runs[run].run_id,
+                kept=kept,
+                counts=counts,
+                context_max=runs[run].context_max,
+                grid=grid,
+                setting=setting,
+            )
+            for run, kept, counts in kept_batches(catalog, runs, todo, grid.counter)
         )
-        for run, kept, counts in kept_batches(catalog, runs, todo, grid.counter)
-    )
-    values = [value for _, (_, value) in executor.map(retention_of, tasks, cancel) if value is not None]
+        values = [value for _, (_, value) in executor.map(retention_of, tasks, cancel) if value is not None]
     if not values:
         return FleetRetention(source=source, runs=0)
     return FleetRetention(
@@ -244,6 +273,13 @@ def fleet_retention(
         p50=nearest_rank(values, 0.5),
         low=nearest_rank(values, 0.05),
     )
+
+
+def _share(summarised: Summarised | None) -> float | None:
+    if summarised is None:
+        return None
+    spans, summaries = summarised
+    return round(summaries / spans, 4) if spans else None
 
 
 def sweep_fleet(
@@ -256,6 +292,20 @@ def sweep_fleet(
     cancel: threading.Event | None = None,
 ) -> tuple[OutcomeTable, int]:
     """Every run's numbers for every setting of the grid, and how many runs had settings played."""
+    collected, swept = _sweep(catalog, runs, grid, executor, progress=progress, cancel=cancel)
+    return (collected.table() if collected is not None else OutcomeTable.empty(grid.settings)), swept
+
+
+def _sweep(
+    catalog: Catalog,
+    runs: Sequence[RunRow],
+    grid: FleetGrid,
+    executor: Executor,
+    *,
+    progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
+) -> tuple[Collected | None, int]:
+    """``sweep_fleet``'s numbers as collected (None when cancelled before every run had them)."""
     began = time.monotonic()
     collected = Collected(runs, grid)
     _from_catalog(catalog, collected)
@@ -276,13 +326,16 @@ def sweep_fleet(
                         Progress(phase="sweep", total=len(todo), done=done, elapsed=time.monotonic() - began)
                     )
     if cancel is not None and cancel.is_set() and any(collected.missing(run) for run in todo):
-        return OutcomeTable.empty(grid.settings), len(todo)
-    return collected.table(), len(todo)
+        return None, len(todo)
+    return collected, len(todo)
 
 
 def _take(collected: Collected, run: int, result: SweepResult) -> None:
     for outcome, bill in zip(result.outcomes, result.bills, strict=True):
-        collected.found[run][collected.position[outcome.key]] = cell(outcome, bill)
+        at = collected.position[outcome.key]
+        collected.found[run][at] = cell(outcome, bill)
+        if bill.span_tokens is not None and bill.summary_tokens is not None:
+            collected.summarised[run][at] = (bill.span_tokens, bill.summary_tokens)
 
 
 def picked_outcomes(
@@ -329,11 +382,13 @@ def run_fleet(
     counts = build_catalog(catalog, inputs, grid, executor, progress=progress, cancel=cancel)
     runs, failed = fleet_runs(catalog, [entry.path for entry in inputs], grid)
     broken = tuple(sorted([*unlisted, *failed], key=lambda b: b.path))
+    collected: Collected | None = None
     if counts.cancelled:
         table, swept = OutcomeTable.empty(grid.settings), 0
         runs = []
     else:
-        table, swept = sweep_fleet(catalog, runs, grid, executor, progress=progress, cancel=cancel)
+        collected, swept = _sweep(catalog, runs, grid, executor, progress=progress, cancel=cancel)
+        table = collected.table() if collected is not None else OutcomeTable.empty(grid.settings)
         if table.runs != len(runs):  # cancelled while sweeping
             runs, counts = [], replace(counts, cancelled=True)
     figures = setting_figures(table, grid.headroom)
@@ -342,7 +397,11 @@ def run_fleet(
     retention = None
     if recommendation.setting is not None:
         picked = picked_outcomes(catalog, runs, grid, recommendation.setting)
-        retention = fleet_retention(catalog, runs, table, grid, recommendation.setting, executor, cancel)
+        at = table.settings.index(recommendation.setting)
+        summarised = [found.get(at) for found in collected.summarised] if collected is not None else None
+        retention = fleet_retention(
+            catalog, runs, table, grid, recommendation.setting, executor, cancel, summarised
+        )
         figures = tuple(
             replace(f, retention=retention.mean, retention_source=retention.source)
             if f.setting == recommendation.setting

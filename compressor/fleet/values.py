@@ -117,11 +117,14 @@ class FleetGrid:
 @dataclass(frozen=True)
 class Bill:
     """What one setting costs one run (``replay.assess``): tokens sent, USD at the run's price (None without
-    one) and the attempts that raised a loop flag."""
+    one) and the attempts that raised a loop flag; with what its compactions summarised: the spans' tokens and
+    their summaries' (what the size model's retention reads; None where a catalog row predates them)."""
 
     tokens: int
     cost: float | None
     flagged: int
+    span_tokens: int | None = None
+    summary_tokens: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -225,7 +225,14 @@ class Played:
 def bill(outcome: Outcome, attempts: Sequence[CompactionEvent], price: Price | None) -> Bill:
     assessed = assess(outcome, attempts, price, lines=False)
     cost = assessed.cost if price is not None else None
-    return Bill(tokens=assessed.tokens, cost=cost, flagged=assessed.loops.flagged)
+    compacted = [attempt for attempt in attempts if attempt.status == "compacted"]
+    return Bill(
+        tokens=assessed.tokens,
+        cost=cost,
+        flagged=assessed.loops.flagged,
+        span_tokens=sum(attempt.compress_tokens for attempt in compacted),
+        summary_tokens=sum(attempt.summary_tokens for attempt in compacted),
+    )
 
 
 def play(

@@ -23,6 +23,7 @@ from compressor.fleet import (
     run_fleet,
 )
 from compressor.fleet.catalog import writing
+from compressor.fleet.sweeps import fleet_retention, sweep_fleet
 from compressor.fleet.values import outcome_from_json
 from compressor.formats import load_conversations
 from compressor.replay import simulate
@@ -228,6 +229,55 @@ class TestRetention:
         pick = fleet.figures(fleet.recommendation.setting)
         assert pick is not None and pick.retention == fleet.retention.mean
         assert fleet.to_dict()["recommendation"]["retention"]["runs"] == compacting
+
+    def test_from_the_sweeps_compactions_it_is_each_runs_simulation_again(
+        self, folder: Path, tmp_path: Path
+    ) -> None:
+        grid = replace(GRID, share=0.5)
+        catalog = Catalog(tmp_path / "catalog")
+        fleet = run_fleet([folder], grid, catalog, InlineExecutor())
+        setting = fleet.recommendation.setting
+        assert setting is not None and fleet.retention is not None
+        runs = list(fleet.runs)
+        table, _ = sweep_fleet(catalog, runs, grid, InlineExecutor())
+        rows = dict(
+            (run_id, (spans, summaries))
+            for run_id, spans, summaries in catalog.query(
+                "SELECT run_id, span_tokens, summary_tokens FROM outcomes "
+                "WHERE ratio = ? AND keep = ? AND min_target = ?",
+                list(setting),
+            )
+        )
+        summarised = [rows.get(row.run_id) for row in runs]
+        at, width = table.settings.index(setting), len(table.settings)
+        compacted = [run for run in range(len(runs)) if table.compactions[run * width + at] > 0]
+        assert compacted and all(summarised[run] is not None for run in compacted)  # the fast path is taken
+        fast = fleet_retention(catalog, runs, table, grid, setting, InlineExecutor(), summarised=summarised)
+        # summarised=None: every run the pick compacts simulated again from its kept JSON (retention_of)
+        again = fleet_retention(catalog, runs, table, grid, setting, InlineExecutor())
+        assert fast == again == fleet.retention and again.runs > 0
+
+    def test_a_catalog_row_without_what_it_summarised_is_simulated_again(
+        self, folder: Path, tmp_path: Path
+    ) -> None:
+        grid = replace(GRID, share=0.5)
+        catalog = Catalog(tmp_path / "catalog")
+        fleet = run_fleet([folder], grid, catalog, InlineExecutor())
+        assert fleet.recommendation.setting is not None and fleet.retention is not None
+        table, _ = sweep_fleet(catalog, list(fleet.runs), grid, InlineExecutor())
+        unknown = [None] * len(fleet.runs)  # as rows written before span_tokens and summary_tokens existed
+        assert (
+            fleet_retention(
+                catalog,
+                list(fleet.runs),
+                table,
+                grid,
+                fleet.recommendation.setting,
+                InlineExecutor(),
+                summarised=unknown,
+            )
+            == fleet.retention
+        )
 
 
 class TestUnusableFolder:
