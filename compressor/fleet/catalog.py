@@ -138,10 +138,7 @@ class Catalog:
         """An in-memory connection with the catalog's views (see ``VIEWS``); close it when done."""
         connection = duckdb.connect()
         for dataset in SCHEMAS:
-            glob = _sql_text(str(self.root / dataset / "part-*.parquet"))
-            connection.execute(
-                f"CREATE VIEW {dataset}_all AS SELECT * FROM read_parquet({glob}, union_by_name=true)"
-            )
+            connection.execute(f"CREATE VIEW {dataset}_all AS {_all_rows(self.root, dataset)}")
         for name, body in VIEWS:
             connection.execute(f"CREATE VIEW {name} AS {body}")
         return connection
@@ -194,6 +191,15 @@ class Catalog:
             )
             for row in rows
         }
+
+
+def _all_rows(root: Path, dataset: str) -> str:
+    """Every shard of ``dataset``, with every column of its schema (NULL in shards written before it existed)."""
+    glob = _sql_text(str(root / dataset / "part-*.parquet"))
+    schema = ", ".join(f"NULL::{kind} AS {name}" for name, kind in SCHEMAS[dataset].items())
+    return (
+        f"SELECT * FROM read_parquet({glob}, union_by_name=true) UNION ALL BY NAME (SELECT {schema} LIMIT 0)"
+    )
 
 
 def _columns(dataset: str) -> str:
@@ -379,10 +385,7 @@ def write_database(catalog: Catalog) -> None:
         connection = duckdb.connect(str(path))
     try:
         for dataset in SCHEMAS:
-            glob = _sql_text(str(catalog.root / dataset / "part-*.parquet"))
-            connection.execute(
-                f"CREATE OR REPLACE VIEW {dataset}_all AS SELECT * FROM read_parquet({glob}, union_by_name=true)"
-            )
+            connection.execute(f"CREATE OR REPLACE VIEW {dataset}_all AS {_all_rows(catalog.root, dataset)}")
         for name, body in VIEWS:
             connection.execute(f"CREATE OR REPLACE VIEW {name} AS {body}")
     finally:

@@ -8,6 +8,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from compressor.analysis import analyze
@@ -278,6 +279,26 @@ class TestRetention:
             )
             == fleet.retention
         )
+
+
+class TestOlderCatalogs:
+    def test_outcome_shards_written_before_the_summarised_columns_are_read_and_swept(
+        self, folder: Path, tmp_path: Path
+    ) -> None:
+        grid = replace(GRID, share=0.5)
+        catalog = Catalog(tmp_path / "catalog")
+        fleet = run_fleet([folder], grid, catalog, InlineExecutor())
+        for _, shard in catalog.shards("outcomes"):  # as an older version wrote them
+            temp = shard.with_name("old.parquet")
+            duckdb.sql(
+                f"COPY (SELECT * EXCLUDE (span_tokens, summary_tokens) FROM read_parquet('{shard}')) "
+                f"TO '{temp}' (FORMAT PARQUET)"
+            )
+            temp.replace(shard)
+        assert catalog.query("SELECT count(*), count(span_tokens) FROM outcomes")[0][1] == 0
+        again = run_fleet([folder], grid, catalog, InlineExecutor())
+        assert again.settings == fleet.settings and again.retention == fleet.retention
+        assert again.counts.swept == 0  # every outcome came from the catalog
 
 
 class TestUnusableFolder:
