@@ -5,15 +5,53 @@ Invariant: a ``Shape`` is built once per source and only read; ``values`` are th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from itertools import islice
+from typing import Any, Literal, overload
 
 from compressor.formats.building import indexed
 from compressor.formats.problems import Loc
 from compressor.messages import Conversation
 
 Container = Literal["object", "array", "lines"]
+
+
+class Objects(Sequence[dict[str, Any]]):
+    """The objects among a list's values, in order, read through the list: no second list holds them, so a
+    reader that empties the list as it goes (``consume``) lets each one go once it is converted."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: list[Any]) -> None:
+        self._values = values
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (value for value in self._values if isinstance(value, dict))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __bool__(self) -> bool:
+        return next(iter(self), None) is not None
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            start, stop, step = index.start or 0, index.stop, index.step or 1
+            if start >= 0 and (stop is None or stop >= 0) and step > 0:
+                return list(islice(self, start, stop, step))
+            return list(self)[index]
+        if index >= 0:
+            for found in islice(self, index, None):
+                return found
+            raise IndexError("object index out of range")
+        return list(self)[index]
 
 
 @dataclass(frozen=True)
@@ -29,7 +67,7 @@ class Shape:
     raw: Any = None  # the object or the array; None for lines
     lines: tuple[tuple[int, Any], ...] = ()
     consume: bool = False
-    objects: list[dict[str, Any]] = field(default_factory=list)  # the top-level objects, in order
+    objects: Sequence[dict[str, Any]] = field(default_factory=list)  # the top-level objects, in order
 
     @classmethod
     def of_object(cls, value: dict[str, Any], stem: str) -> Shape:
@@ -37,7 +75,7 @@ class Shape:
 
     @classmethod
     def of_array(cls, value: list[Any], stem: str, *, consume: bool) -> Shape:
-        return cls("array", stem, raw=value, consume=consume, objects=[v for v in value if isinstance(v, dict)])
+        return cls("array", stem, raw=value, consume=consume, objects=Objects(value))
 
     @classmethod
     def of_lines(cls, lines: tuple[tuple[int, Any], ...], stem: str) -> Shape:

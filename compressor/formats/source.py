@@ -176,7 +176,11 @@ class _ArrayReader:
         except UnicodeDecodeError:
             raise _NotAnArray from None
         self._eof = not data
-        self._text = self._text[self._pos :] + text
+        # A long element makes these reads as large as the text held: drop the bytes, then the old text, first.
+        del data
+        rest, self._text = self._text[self._pos :], ""
+        self._text = rest + text
+        del rest, text
         self._pos = 0
         return True
 
