@@ -1,7 +1,8 @@
 """Text and JSON as they leave the process: always encodable as UTF-8, and always valid JSON.
 
 Invariant: ``encodable`` writes each lone surrogate as the six characters ``\\udXXX`` (so a print, a log line or a
-file write never fails on one); ``json_text`` never writes NaN, Infinity or an integer Python cannot print (null).
+file write never fails on one), and ``writable_value`` does so for every string of a JSON value; ``json_text`` never
+writes NaN, Infinity or an integer Python cannot print (null).
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+#: How a surrogate gets into parsed JSON: a ``\\uD800``-style escape, or its UTF-8-style bytes (``json.loads`` reads
+#: bytes with "surrogatepass"). Bytes holding neither parse to no surrogate at all.
+_SURROGATE_SOURCE = re.compile(rb"\\[uU][dD][89a-fA-F]|\xed[\xa0-\xbf]")
+_SURROGATE_ESCAPE = re.compile(r"\\[uU][dD][89a-fA-F]")
 
 
 def encodable(text: str) -> str:
@@ -20,6 +25,24 @@ def encodable(text: str) -> str:
     if text.isascii() or _LONE_SURROGATE.search(text) is None:
         return text
     return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def may_hold_surrogates(raw: bytes | str) -> bool:
+    """Whether JSON text could parse to a string holding a lone surrogate (False means it cannot)."""
+    if isinstance(raw, str):
+        return _SURROGATE_ESCAPE.search(raw) is not None or _LONE_SURROGATE.search(raw) is not None
+    return _SURROGATE_SOURCE.search(raw) is not None
+
+
+def writable_value(value: Any) -> Any:
+    """A JSON value with every string (object keys too) ``encodable``; a value without a surrogate is returned as is."""
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, dict):
+        return {writable_value(key): writable_value(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [writable_value(item) for item in value]
+    return value
 
 
 def _writable(value: Any) -> Any:
@@ -57,4 +80,4 @@ def json_text(value: Any, *, indent: int | None = None, default: Callable[[Any],
     return encodable(text)
 
 
-__all__ = ["encodable", "json_text"]
+__all__ = ["encodable", "json_text", "may_hold_surrogates", "writable_value"]

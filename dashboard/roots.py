@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from compressor.dumps.files import MAX_READ_BYTES, UnreadableFile, read_regular
+from compressor.jsontext import encodable
 
 #: Environment variable naming the roots, separated by ``os.pathsep``.
 ROOTS_ENV = "COMPACTION_LAB_ROOTS"
@@ -46,10 +47,12 @@ class Entry:
 
     @property
     def label(self) -> str:
-        """How a folder browser lists it: a folder with a trailing slash, a file with its size."""
+        """How a folder browser lists it: a folder with a trailing slash, a file with its size (a name that is not
+        UTF-8 with its odd bytes as ``\\udcXX``: the browser cannot be sent them)."""
+        name = encodable(self.name)
         if self.is_dir:
-            return f"📁 {self.name}/"
-        return f"📄 {self.name} · {size_text(self.size)}"
+            return f"📁 {name}/"
+        return f"📄 {name} · {size_text(self.size)}"
 
 
 def size_text(size: int) -> str:

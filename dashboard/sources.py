@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from compressor.dumps import DumpRecord
 from compressor.errors import CompressorError
 from compressor.image_tokens import is_image_part
+from compressor.jsontext import may_hold_surrogates, writable_value
 from compressor.messages import Conversation, Message
 
 #: Upload limit of the whole request and of a zip's total uncompressed size (matches server.maxUploadSize).
@@ -83,7 +84,16 @@ def parse_file(file: str, data: bytes) -> FileOutcome:
         problem = oversized_message(conversation)
         if problem is not None:
             return FileOutcome(file, error=f"{file}: {problem}")
+    if may_hold_surrogates(data):  # a page cannot send a lone surrogate to the browser: shown (and run) escaped
+        conversations = [writable_conversation(conversation) for conversation in conversations]
     return FileOutcome(file, tuple(conversations))
+
+
+def writable_conversation(conversation: Conversation) -> Conversation:
+    """``conversation`` with every lone surrogate of its text written ``\\udXXX`` (itself when it holds none)."""
+    data = conversation.model_dump()
+    cleaned = writable_value(data)
+    return conversation if cleaned == data else Conversation.model_validate(cleaned)
 
 
 def message_chars(message: Message) -> int:

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from ..config import ModelClientConfig, ModelRequestConfig
 from ..errors import BackendError, BackendTimeout, ConfigError, ErrorKind, classify
-from ..jsontext import json_text
+from ..jsontext import json_text, may_hold_surrogates, writable_value
 from ..keyguard import KeyGuard, key_problem
 from ..messages import Message, ToolDef
 from .base import ModelReply
@@ -301,6 +301,8 @@ class OpenAICompatibleBackend:
         else:
             malformed = False
             parsed = self._guard.scrub_value(parsed)
+            if may_hold_surrogates(text):  # a "\ud800" escape: the summary must print, log and show on a page
+                parsed = writable_value(parsed)
         if not 200 <= status < 300:
             raise self.status_error(status, parsed, text, headers)
         if malformed or not isinstance(parsed, dict):

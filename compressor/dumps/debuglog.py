@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..jsontext import json_text
+from ..jsontext import json_text, may_hold_surrogates, writable_value
 from ..keyguard import KeyGuard
 from ..markers import DEBUG_DIR_ENV, PROCESSOR_TYPE
 from ..messages import Message
@@ -241,5 +241,6 @@ def read_debug_log(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         except (ValueError, RecursionError):  # torn, not JSON, an over-long integer, nested past reason
             continue
         if isinstance(value, dict):
-            records.append(value)
+            # A lone surrogate would stop every page and print that shows the record: written escaped instead.
+            records.append(writable_value(value) if may_hold_surrogates(line) else value)
     return records

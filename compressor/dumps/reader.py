@@ -21,6 +21,7 @@ from ..errors import DumpFormatError
 from ..formats.building import MAX_TOKEN_COUNT, check_content
 from ..formats.problems import FormatProblem, Loc, unreadable_number
 from ..formats.source import MAX_DEPTH, check_depth
+from ..jsontext import may_hold_surrogates, writable_value
 from ..markers import MEMORY_OPEN, REINJECTION_PREFIXES
 from ..messages import Message, ToolDef
 from ..tokens import get_counter
@@ -119,6 +120,8 @@ def load_dump_file(path: Path) -> DumpFile:
         raise DumpFormatError(str(path), unreadable_number(exc)) from None
     if not isinstance(data, dict):
         raise DumpFormatError(str(path), f"not a compression dump: the top level is a {type(data).__name__}")
+    if may_hold_surrogates(raw):  # a lone surrogate would stop every table and page showing the dump: escaped
+        data = writable_value(data)
     try:
         model = DumpFile.model_validate(data)
     except ValidationError as exc:

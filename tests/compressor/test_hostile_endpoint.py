@@ -170,6 +170,15 @@ class TestDeclaredCharsets:
         assert reply.content == "café"
 
 
+class TestRepliesThatMustPrint:
+    def test_a_lone_surrogate_in_a_reply_comes_back_written_escaped(self) -> None:
+        body = chat_completion("<state_snapshot>fix \ud800 here</state_snapshot>")  # JSON writes it "\\ud800"
+        with HostileServer(declared_charset("utf-8", body)) as server:
+            reply = asyncio.run(backend(server.url).complete(REQUEST, []))
+        assert reply.content == "<state_snapshot>fix \\ud800 here</state_snapshot>"
+        json.dumps(reply.to_dict(), ensure_ascii=False).encode("utf-8")  # the parsed body too: it prints and shows
+
+
 def cli_compact(
     tmp_path: Path, server: HostileServer, *extra: str, timeout: float = DEADLINE
 ) -> dict[str, Any]:

@@ -12,12 +12,13 @@ import io
 import json
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from compressor.cli import EXIT_BAD_INPUT, main
 from compressor.dumps import DebugLog, DumpWriteError, write_dump
-from compressor.jsontext import encodable, json_text
+from compressor.jsontext import encodable, json_text, may_hold_surrogates, writable_value
 from compressor.keyguard import REDACTED, KeyGuard, key_problem, normalised
 from tests.compressor.test_dumps import our_record
 from tests.support.key_forms import spellings as key_spellings
@@ -214,3 +215,35 @@ class TestWritableText:
 
     def test_json_text_writes_an_unprintable_integer_as_null(self) -> None:
         assert json.loads(json_text({"n": 10**5000, "m": 7})) == {"n": None, "m": 7}
+
+    @pytest.mark.parametrize(
+        "value", [{"k\ud800": ["a\udfff", 1, None, 2.5]}, ["\udcff", {"x": {"y": "\ud800z"}}], "\ud800"]
+    )
+    def test_a_writable_value_holds_no_surrogate_and_each_string_reads_back(self, value: Any) -> None:
+        written = writable_value(value)
+        json.dumps(written, ensure_ascii=False).encode("utf-8")  # no surrogate left anywhere, keys included
+        assert _strings(written) == [encodable(text) for text in _strings(value)]
+        assert [json.loads(f'"{text}"') for text in _strings(written)] == _strings(value)
+
+    def test_a_value_without_surrogates_is_kept_as_it_is(self) -> None:
+        value = {"a": ["ünïcödé ✓", "😀", 1]}
+        assert writable_value(value) == value
+
+    @pytest.mark.parametrize(
+        ("raw", "may"),
+        [(b'"\\ud800"', True), (b'"\\uDFFF"', True), ("\ud800".encode("utf-8", "surrogatepass"), True),
+         ('"\\ud800"', True), ("x\udfff", True), (b'"\\u00e9 \\u4e2d \\ud83d\\ude00"', True),
+         (b'"\\u00e9 \\u4e2d"', False), ("😀".encode(), False), (b"plain", False), ("ünïcödé", False)],
+    )  # fmt: skip
+    def test_the_surrogate_check_is_false_only_where_none_can_parse(self, raw: bytes | str, may: bool) -> None:
+        assert may_hold_surrogates(raw) is may
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in (*_strings(key), *_strings(item))]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
