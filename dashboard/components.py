@@ -70,7 +70,21 @@ def table(
     """``st.dataframe`` with the column headers in the session's language (the data is shown as is);
     ``labels`` gives headers of its own to columns that mean something else on this table."""
     headers = {**column_labels(session.language()), **(labels or {})}
-    st.dataframe(frame, column_config=header_config(list(frame.columns), column_config, headers), **options)
+    st.dataframe(frame, column_config=table_config(frame, column_config, headers), **options)
+
+
+def table_config(
+    frame: pd.DataFrame, column_config: Mapping[str, Any] | None, labels: Mapping[str, str]
+) -> dict[str, Any]:
+    """``header_config``, with whole-number columns written with thousands separators as the metrics and
+    captions write them ("13,320", never "13320") unless ``column_config`` formats them itself."""
+    numbers: dict[str, Any] = {
+        column: st.column_config.NumberColumn(format="localized")
+        for column in frame.columns
+        if pd.api.types.is_integer_dtype(frame[column].dtype)
+        and not pd.api.types.is_bool_dtype(frame[column].dtype)
+    }
+    return header_config(list(frame.columns), {**numbers, **(column_config or {})}, labels)
 
 
 #: A metric card is never narrower than this: on a narrow screen the cards wrap onto the next line instead.

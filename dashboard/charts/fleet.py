@@ -7,6 +7,7 @@ Invariant: nothing here computes a figure of the fleet; it lays out the numbers 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -69,7 +70,8 @@ def fleet_heatmap(
     cells = {f.setting: value(f) for f in fleet.settings if f.setting[2] == target}
     z = [[cells.get((ratio, keep, target)) for ratio in grid.ratios] for keep in grid.keeps]
     share = metric in SHARE_METRICS
-    text = [["–" if v is None else (f"{v:.0%}" if share else f"{v:,.4g}") for v in row] for row in z]
+    text = [["–" if v is None else (f"{v:.1%}" if share else f"{v:,.4g}") for v in row] for row in z]
+    values = [v for row in z for v in row if v is not None]
     fig = go.Figure(
         go.Heatmap(
             z=z,
@@ -78,6 +80,10 @@ def fleet_heatmap(
             text=text,
             texttemplate="%{text}",
             colorscale=HEAT_SCALE,
+            # every figure of a setting is a count, a share or a cost: the scale starts at 0, also when all are 0
+            zmin=0,
+            zmax=max([*values, 1.0 if share else 1]),
+            colorbar={"tickformat": ".0%" if share else ""},
             meta=metric,
             hovertemplate=labels["hover"] + "<extra></extra>",
         )
@@ -110,14 +116,28 @@ def fleet_heatmap(
 
 
 def distribution(
-    values: Sequence[float], *, title: str, axis: str, colour: str = "window", percent: bool = False
+    values: Sequence[float],
+    *,
+    title: str,
+    axis: str,
+    runs: str,
+    colour: str = "window",
+    percent: bool = False,
 ) -> go.Figure:
-    """A histogram of one number per run (peak utilisation, compactions) under the fleet's setting."""
+    """A histogram of one number per run (peak utilisation, compactions) under the fleet's setting; ``runs``
+    names the count axis. Both axes start at 0 and the counts are whole numbers."""
     fig = go.Figure(go.Histogram(x=list(values), marker={"color": PALETTE[colour]}, nbinsx=30))
+    tallest = max(Counter(values).values(), default=0) if not percent else len(values)
     fig.update_layout(
         title=title,
-        xaxis={"title": axis, "tickformat": ".0%" if percent else ""},
-        yaxis={"title": "runs"},
+        xaxis={"title": axis, "tickformat": ".0%" if percent else ",d", "rangemode": "nonnegative"},
+        # a handful of runs: a tick per whole run (plotly alone would tick 0.5 and write "1, 1, 2, 2")
+        yaxis={
+            "title": runs,
+            "rangemode": "tozero",
+            "tickformat": ",d",
+            "dtick": 1 if tallest <= 10 else None,
+        },
         bargap=0.05,
         margin={"t": 50, "l": 60, "r": 20, "b": 40},
     )

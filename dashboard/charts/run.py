@@ -83,6 +83,10 @@ def context_figure(
     return fig
 
 
+#: Up to this many, a count's colour bar has a tick at every whole number.
+SMALL_COUNT = 10
+
+
 def heatmap_figure(
     sweep: Sweep, metric: Metric, *, labels: Mapping[str, str], min_target: float | None = None
 ) -> go.Figure:
@@ -94,6 +98,11 @@ def heatmap_figure(
         for row in grid
     ]
     values = [value for row in grid for value in row if value is not None]
+    top = max([*values, 1.0 if percent else 1])
+    colorbar: dict[str, object] = {"tickformat": ".0%" if percent else ",d"}
+    if not percent and top <= SMALL_COUNT:
+        # a few compactions: one tick per whole number, never "1, 1, 2, 2" from 0.5 steps
+        colorbar["dtick"] = 1
     fig = go.Figure(
         go.Heatmap(
             z=grid,
@@ -104,8 +113,8 @@ def heatmap_figure(
             colorscale=HEAT_SCALE,
             # counts and shares are never negative: the scale starts at 0, also when every cell is 0
             zmin=0,
-            zmax=max([*values, 1.0 if percent else 1]),
-            colorbar={"tickformat": ".0%" if percent else ",d"},
+            zmax=top,
+            colorbar=colorbar,
             hovertemplate=labels["hover.heat"] + "<extra></extra>",
             meta=metric,
         )

@@ -66,6 +66,8 @@ CHART_KEYS: tuple[str, ...] = (
 )
 #: DataFrame columns whose header is shown translated (``col.<name>`` in both languages).
 COLUMN_KEYS: tuple[str, ...] = (
+    "folder",
+    "sequence",
     "message",
     "index",
     "role",
@@ -118,8 +120,8 @@ COMPACTION_HEADERS: dict[str, str] = {
     "compress": "tune.col.compress",
     "before": "metric.tokens_before",
     "after": "metric.tokens_after",
-    "memory": "chart.memory",
-    "reinjection": "chart.reinjection",
+    "memory": "term.memory_block",
+    "reinjection": "term.reinjection",
     "request": "metric.request_tokens",
     "calls": "metric.calls",
     "files": "tune.col.files",

@@ -437,6 +437,7 @@ STRINGS: dict[str, str] = {
     "dumps.source.folder": "a folder on the server",
     "dumps.source.upload": "uploaded files",
     "dumps.folder": "Reviewing every dump below {path}",
+    "dumps.this_folder": "(this folder)",
     "dumps.choose_folder": "Choose another folder",
     "dumps.use_folder": "Review {path}",
     "dumps.upload": "Dump files",
@@ -790,6 +791,8 @@ STRINGS: dict[str, str] = {
     "report.col.agent_input": "agent input",
     "report.footer": "Written by compaction-lab from a replay of the run; no network was used to draw it.",
     # table column headers (the DataFrame column names stay the same)
+    "col.folder": "Folder",
+    "col.sequence": "Order written",
     "col.index": "Index",
     "col.message": "Message",
     "col.role": "Role",
@@ -1008,12 +1011,21 @@ STRINGS.update(
         "fleet.eta": " · about {seconds:,} s left",
         "fleet.cancel": "Cancel",
         "fleet.cancelled": "Cancelled: {processed:,} files were catalogued and stay in the catalog; build again to go on.",
+        "fleet.runs_axis": "runs",
         "fleet.metric.runs": "Runs",
         "fleet.metric.files": "Files",
         "fleet.metric.processed": "Read and counted",
         "fleet.metric.reused": "From the catalog",
         "fleet.metric.broken": "Unreadable",
-        "fleet.broken": "{count} unreadable files",
+        "fleet.broken": "{files} could not be read as runs",
+        "fleet.start": (
+            "Choose a folder of agent runs (the bundled samples are one) or upload a zip of run files, then "
+            "press {build}."
+        ),
+        "fleet.no_runs": (
+            "No run was found there: nothing holds a conversation to replay (compaction dumps are read on "
+            "Dump review). Choose a folder of agent runs, such as the bundled samples, or upload a zip."
+        ),
         "fleet.recommendation": "Recommendation",
         "fleet.pick": "Use trigger {ratio}, keep {keep}, min target {target}",
         "fleet.no_pick": "No setting of the grid keeps the headroom on the chosen share of runs.",

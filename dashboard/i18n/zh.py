@@ -354,6 +354,7 @@ STRINGS: dict[str, str] = {
     "dumps.source.folder": "服务器上的目录",
     "dumps.source.upload": "上传的文件",
     "dumps.folder": "正在查看 {path} 下的所有转储",
+    "dumps.this_folder": "（本文件夹）",
     "dumps.choose_folder": "选择其他目录",
     "dumps.use_folder": "回顾 {path}",
     "dumps.upload": "转储文件",
@@ -657,6 +658,8 @@ STRINGS: dict[str, str] = {
     "report.col.agent_input": "智能体输入",
     "report.footer": "由 compaction-lab 根据运行回放生成；绘制时没有使用网络。",
     # 表格列名
+    "col.folder": "文件夹",
+    "col.sequence": "写入顺序",
     "col.index": "序号",
     "col.message": "消息",
     "col.role": "角色",
@@ -888,12 +891,18 @@ STRINGS.update(
         "fleet.eta": " · 约剩 {seconds:,} 秒",
         "fleet.cancel": "取消",
         "fleet.cancelled": "已取消：{processed:,} 个文件已编目并保留在编目中；再次编目即可继续。",
+        "fleet.runs_axis": "运行数",
         "fleet.metric.runs": "运行",
         "fleet.metric.files": "文件",
         "fleet.metric.processed": "已读取并计数",
         "fleet.metric.reused": "取自编目",
         "fleet.metric.broken": "无法读取",
-        "fleet.broken": "{count} 个无法读取的文件",
+        "fleet.broken": "{files}无法作为运行读取",
+        "fleet.start": "选择一个包含智能体运行记录的文件夹（自带示例即是一个），或上传运行文件的 zip，然后点击“{build}”。",
+        "fleet.no_runs": (
+            "那里没有找到运行：没有可重放的对话（压缩转储请在“转储回顾”中查看）。请选择包含智能体运行记录的文件夹，"
+            "例如自带示例，或上传一个 zip。"
+        ),
         "fleet.recommendation": "推荐",
         "fleet.pick": "使用触发 {ratio}、保留 {keep}、最小目标 {target}",
         "fleet.no_pick": "网格中没有任何设置能在所选比例的运行上保留余量。",

@@ -129,12 +129,14 @@ def time_axis(frame: pd.DataFrame) -> str:
     return "time" if spread >= COLLAPSED_SECONDS * (len(frame) - 1) else "sequence"
 
 
-def dump_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """The listing as a page shows it: time as text (a dash when unknown), no server path."""
+def dump_table(frame: pd.DataFrame, *, here: str = ".") -> pd.DataFrame:
+    """The listing as a page shows it: time as text (a dash when unknown), no server path, and the reviewed
+    folder itself named ``here`` (a word, not ".")."""
     shown = frame.drop(columns=["path"])
     shown["time"] = [
         MISSING if pd.isna(value) else time_text(value.to_pydatetime()) for value in frame["time"]
     ]
+    shown["folder"] = [here if folder == "." else folder for folder in frame["folder"]]
     return shown
 
 

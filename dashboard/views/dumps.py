@@ -184,7 +184,7 @@ page = st.number_input(
     width=200,
 )
 table(
-    tables.dump_table(tables.page_of(shown, int(page), PAGE_SIZE)),
+    tables.dump_table(tables.page_of(shown, int(page), PAGE_SIZE), here=t("dumps.this_folder")),
     hide_index=True,
     column_config={
         "reduction_ratio": st.column_config.NumberColumn(format="percent"),

@@ -12,7 +12,8 @@ from compressor.errors import CompressorError
 from compressor.fleet import DEFAULT_KEEPS, DEFAULT_SHARE, ORDERS, RunFilter, facets, runs_table
 from dashboard import roots
 from dashboard.charts import fleet as render
-from dashboard.components import error_line
+from dashboard.components import error_line, table
+from dashboard.i18n import counted
 from dashboard.state import fleet as state
 from dashboard.state import keys, session
 from dashboard.state.session import t
@@ -46,6 +47,8 @@ if source == "folder":
     root_index = left.selectbox(
         t("fleet.root"),
         range(len(configured)),
+        # the bundled runs before dumps/, which holds dumps and no run
+        index=next((i for i, root in enumerate(configured) if root == roots.SAMPLES_DIR), 0),
         format_func=lambda i: roots.root_label(configured[i]),
         key=w("root"),
     )
@@ -95,6 +98,8 @@ def progress_panel() -> None:
 
 progress_panel()
 job = state.job()
+if job is None:
+    st.info(t("fleet.start", build=t("fleet.build")))
 if job is None or job.running:
     st.stop()
 if job.error is not None:
@@ -116,7 +121,7 @@ cells[2].metric(t("fleet.metric.processed"), f"{counts.processed:,}")
 cells[3].metric(t("fleet.metric.reused"), f"{counts.reused:,}")
 cells[4].metric(t("fleet.metric.broken"), f"{len(fleet.broken):,}")
 if fleet.broken:
-    with st.expander(t("fleet.broken", count=len(fleet.broken))):
+    with st.expander(t("fleet.broken", files=counted(len(fleet.broken), "file", session.language()))):
         st.dataframe(
             render.runs_frame(
                 [b.to_dict() for b in fleet.broken],
@@ -125,6 +130,9 @@ if fleet.broken:
             hide_index=True,
             width="stretch",
         )
+if counts.runs == 0:  # nothing to sweep: no empty heatmap or charts, just what to do next
+    st.info(t("fleet.no_runs"))
+    st.stop()
 
 recommendation = fleet.recommendation
 st.subheader(t("fleet.recommendation"))
@@ -157,13 +165,23 @@ peaks, compactions = render.picked_values(fleet)
 left, right = st.columns(2)
 headers = render.column_labels(t)
 left.plotly_chart(
-    render.distribution(peaks, title=t("fleet.dist_peak"), axis=headers["peak_utilisation"], percent=True),
+    render.distribution(
+        peaks,
+        title=t("fleet.dist_peak"),
+        axis=headers["peak_utilisation"],
+        runs=t("fleet.runs_axis"),
+        percent=True,
+    ),
     width="stretch",
     key=w("peaks"),
 )
 right.plotly_chart(
     render.distribution(
-        compactions, title=t("fleet.dist_compactions"), axis=headers["compactions"], colour="compaction"
+        compactions,
+        title=t("fleet.dist_compactions"),
+        axis=headers["compactions"],
+        runs=t("fleet.runs_axis"),
+        colour="compaction",
     ),
     width="stretch",
     key=w("compactions"),
@@ -200,7 +218,7 @@ rows, total = runs_table(
     ),
 )
 st.caption(t("fleet.shown", shown=len(rows), total=total))
-st.dataframe(
+table(
     render.runs_frame(rows, {c: headers[c] for c in render.RUN_TABLE_COLUMNS}),
     hide_index=True,
     width="stretch",

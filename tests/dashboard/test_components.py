@@ -59,6 +59,30 @@ class TestHeaderConfig:
         assert config["role"]["label"] == "Who"
 
 
+class TestTableConfig:
+    def test_whole_numbers_get_thousands_separators_and_their_header(self) -> None:
+        import pandas as pd
+
+        from dashboard.components import table_config
+
+        frame = pd.DataFrame({"tokens": [13_320], "role": ["user"], "last_user": [True], "ratio": [0.5]})
+        config = table_config(frame, None, {"tokens": "Tokens", "role": "Role"})
+        assert config["tokens"]["type_config"]["format"] == "localized"
+        assert config["tokens"]["label"] == "Tokens"
+        assert config["role"] == {"label": "Role"}  # text, a flag and a share keep their own formats
+        assert "last_user" not in config and "ratio" not in config
+
+    def test_a_format_the_page_gives_wins(self) -> None:
+        import pandas as pd
+        import streamlit as st
+
+        from dashboard.components import table_config
+
+        given = {"tokens": st.column_config.NumberColumn(format="compact")}
+        config = table_config(pd.DataFrame({"tokens": [13_320]}), given, {})
+        assert config["tokens"]["type_config"]["format"] == "compact"
+
+
 def draw_stats() -> None:
     from dashboard.components import stats
     from dashboard.i18n import Stat

@@ -110,3 +110,36 @@ def test_a_build_can_be_cancelled_and_what_it_wrote_stays(fleet_root: Path) -> N
     # the build stops after the file it is reading (the large one is read first): the rest waits for the next build
     assert job.fleet is not None and job.fleet.counts.cancelled
     assert "Cancelled" in texts(at)
+
+
+def test_before_a_build_the_page_says_what_to_do_and_offers_the_bundled_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(roots.ROOTS_ENV, raising=False)  # the default roots: dumps/ first, then the samples
+    monkeypatch.setenv("COMPACTION_LAB_CATALOG", str(tmp_path / "catalog"))
+    at = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT).run()
+    at.switch_page(PAGE).run()
+    no_exception(at)
+    assert roots.configured_roots()[0].name == "dumps"
+    assert at.selectbox(key=w("root")).value == roots.configured_roots().index(roots.SAMPLES_DIR)
+    assert "then press Build and sweep." in texts(at)
+
+
+def test_a_folder_without_runs_says_so_and_draws_no_empty_chart(
+    fleet_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (fleet_root / "dumps").mkdir()
+    (fleet_root / "dumps" / "notes.json").write_text('{"not": "a conversation"}', encoding="utf-8")
+    at = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT).run()
+    at.switch_page(PAGE).run()
+    at.text_input(key=w("folder")).input("dumps")
+    at.button(key=w("build")).click().run()
+    job = at.session_state[keys.K_FLEET_JOB]
+    job.thread.join(timeout=120)
+    at.run()
+    no_exception(at)
+    assert [m.value for m in at.metric if m.label == "Runs"] == ["0"]
+    assert any(info.value.startswith("No run was found there") for info in at.info)
+    assert "1 file could not be read as runs" in [e.label for e in at.expander]
+    assert "Recommendation" not in [header.value for header in at.subheader]
+    assert len(at.get("plotly_chart")) == 0

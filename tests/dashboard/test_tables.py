@@ -189,6 +189,17 @@ class TestDumpFrame:
         assert tables.folder_of("/srv/data/dumps/a.json", "/srv/data/dumps") == "."
         assert tables.folder_of("/srv/data/dumps/s1/a.json", None) == "s1"
 
+    def test_the_listing_names_the_reviewed_folder_in_words_and_every_column_has_a_header(self) -> None:
+        from dashboard.i18n import COLUMN_KEYS
+
+        rows = [
+            {"path": "/d/a.json", "file": "a.json", "tokens_before": 10, "tokens_after": 5},
+            {"path": "/d/s1/b.json", "file": "b.json", "tokens_before": 10, "tokens_after": 5},
+        ]
+        shown = tables.dump_table(tables.dump_frame(rows, base="/d"), here="(this folder)")
+        assert sorted(shown["folder"]) == ["(this folder)", "s1"]
+        assert set(shown.columns) - {"file"} <= set(COLUMN_KEYS)  # the file name is shown as itself
+
     def test_dumps_written_together_are_ordered_by_sequence(self, dump_rows: list[dict[str, object]]) -> None:
         frame = tables.dump_frame(dump_rows)
         assert tables.time_axis(frame) == "sequence"  # openJiuwen's three samples: 0.2 s apart

@@ -160,7 +160,7 @@ class TestOneWindowTotal:
         go(page, "Tune", "Tune")
         table = page.locator('[data-testid="stDataFrame"]').first
         expect(
-            table.locator('[role="gridcell"]', has_text=re.compile(f"^{step.context_tokens}$"))
+            table.locator('[role="gridcell"]', has_text=re.compile(f"^{step.context_tokens:,}$"))
         ).to_have_count(1)
         expect(table.locator('[role="columnheader"]', has_text="Window total")).to_have_count(1)
         go(page, "Demo", "Demo")

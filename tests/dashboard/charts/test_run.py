@@ -63,6 +63,21 @@ class TestSweepFigures:
         heat = charts.heatmap_figure(generated_run[1], metric, labels=LABELS).data[0]
         assert heat.zmin == 0 and heat.zmax >= 1 if metric != "peak_utilisation" else heat.zmax > 0
 
+    def test_a_few_compactions_get_one_tick_per_whole_number(self, generated_run: Run) -> None:
+        from compressor.replay import sweep
+        from tests.dashboard.conftest import demo_conversation
+
+        demo = sweep(
+            demo_conversation(), ratios=(0.5, 0.8), keeps=(0,), context_max=16_000, summary="ratio:0.1"
+        )
+        heat = charts.heatmap_figure(demo, "compactions", labels=LABELS).data[0]
+        assert 1 < heat.zmax <= charts.run.SMALL_COUNT  # 2 compactions at 0.5: plotly alone would tick 0.5s
+        assert heat.colorbar.dtick == 1 and heat.colorbar.tickformat == ",d"
+        many = charts.heatmap_figure(generated_run[1], "compactions", labels=LABELS).data[0]
+        assert many.zmax > charts.run.SMALL_COUNT and many.colorbar.dtick is None
+        tokens = charts.heatmap_figure(demo, "compaction_input_tokens", labels=LABELS).data[0]
+        assert tokens.colorbar.dtick is None  # thousands of tokens: plotly's own whole-number ticks
+
     @pytest.mark.parametrize("metric", charts.HEATMAPS)
     def test_heatmaps_hold_the_grid(self, generated_run: Run, metric: Metric) -> None:
         swept = generated_run[1]
