@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..dumps.files import inside
 from ..formats.places import find_sessions
 from ..formats.problems import FormatProblem
 from ..formats.registry import STORE_READERS
@@ -107,7 +108,15 @@ def _walk(folder: Path, broken: list[Broken]) -> Iterable[Path]:
         folders[:] = sorted(f for f in folders if f not in SKIPPED_FOLDERS)
         for name in sorted(files):
             if Path(name).suffix.lower() in SUFFIXES:
-                yield Path(root) / name
+                path = Path(root) / name
+                if path.is_symlink() and not path.exists():
+                    broken.append(Broken(str(path), "is a link to nothing"))
+                elif path.is_symlink() and not inside(folder, path):  # the folder holds for its links too
+                    broken.append(Broken(str(path), "links outside the folder; not read"))
+                elif not path.is_file():  # a FIFO would block the read, a device never end
+                    broken.append(Broken(str(path), "is not a regular file"))
+                else:
+                    yield path
 
 
 def discover(

@@ -3,6 +3,7 @@ paths as one line, and the agents' standard places."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -54,6 +55,22 @@ class TestDiscover:
         inputs, broken = discover([tmp_path / "gone"])
         assert inputs == [] and [(Path(b.path).name, b.error) for b in broken] == [
             ("gone", "no such file or folder")
+        ]
+
+    def test_a_link_leaving_the_folder_is_broken_and_never_read(self, tmp_path: Path) -> None:
+        outside = touch(tmp_path / "outside" / "secret.json", '[{"role": "user", "content": "secret"}]')
+        folder = tmp_path / "runs"
+        touch(folder / "kept.json")
+        (folder / "out.json").symlink_to(outside)
+        (folder / "climbs.json").symlink_to(Path("..") / "outside" / "secret.json")
+        (folder / "inside.json").symlink_to(folder / "kept.json")
+        os.mkfifo(folder / "pipe.json")
+        inputs, broken = discover([folder])
+        assert sorted(Path(i.path).name for i in inputs) == ["inside.json", "kept.json"]
+        assert sorted((Path(b.path).name, b.error) for b in broken) == [
+            ("climbs.json", "links outside the folder; not read"),
+            ("out.json", "links outside the folder; not read"),
+            ("pipe.json", "is not a regular file"),
         ]
 
     def test_the_standard_places_under_a_home(self, tmp_path: Path) -> None:
