@@ -40,6 +40,42 @@ def _share_fields_set(model: BaseModel) -> None:
     object.__setattr__(model, "__pydantic_fields_set__", shared)
 
 
+#: The one empty ``__pydantic_extra__`` messages without unknown fields share (a dict each cost 64 bytes); nothing
+#: writes to it: a frozen model refuses attributes and ``model_copy`` copies it before adding to it.
+_NO_EXTRA: dict[str, Any] = {}
+
+#: The slot that holds each built-in counter's count on a message; other counters' counts share one dict.
+COUNT_SLOTS: dict[str, str] = {"cl100k_base": "_cl100k_count", "o200k_base": "_o200k_count", "string_length": "_length_count"}
+
+
+def cached_count(message: Message, counter: str) -> int | None:
+    """The count ``counter`` made of ``message``, if it made one."""
+    slot = COUNT_SLOTS.get(counter)
+    if slot is not None:
+        return getattr(message, slot, None)
+    other: dict[str, int] | None = getattr(message, "_other_counts", None)
+    return None if other is None else other.get(counter)
+
+
+def keep_count(message: Message, counter: str, tokens: int) -> None:
+    """Remember ``counter``'s count of ``message`` on it (the message is frozen, so the count stays right)."""
+    slot = COUNT_SLOTS.get(counter)
+    if slot is not None:
+        object.__setattr__(message, slot, tokens)
+        return
+    other: dict[str, int] | None = getattr(message, "_other_counts", None)
+    if other is None:
+        other = {}
+        object.__setattr__(message, "_other_counts", other)
+    other[counter] = tokens
+
+
+def token_counts(message: Message) -> dict[str, int]:
+    """Every count held on ``message``, by counter name."""
+    held = {name: getattr(message, slot) for name, slot in COUNT_SLOTS.items() if hasattr(message, slot)}
+    return {**held, **(getattr(message, "_other_counts", None) or {})}
+
+
 def _json_arguments(value: Any) -> str:
     if value is None:
         return ""
@@ -130,11 +166,15 @@ class Message(BaseModel):
     #: format marks it (formats/roles.py); such a turn is never a real request. Not part of openJiuwen's shape.
     internal: bool = False
 
-    # Per-counter token counts, created on first count (saves memory on load); safe: the message is frozen.
-    _tokens: dict[str, int] | None = PrivateAttr(default=None)
+    # Token counts per counter, set on first count; safe: the message is frozen. Slots, not a private dict: a
+    # dict per message (and one more for its counts) cost ~370 bytes, more than most messages' text. Copies and
+    # pickles do not carry them (pydantic copies only the fields), so a copy with other content is counted again.
+    __slots__ = (*COUNT_SLOTS.values(), "_other_counts")
 
     def model_post_init(self, context: Any, /) -> None:
         _share_fields_set(self)
+        if not self.__pydantic_extra__:
+            object.__setattr__(self, "__pydantic_extra__", _NO_EXTRA)
 
     @field_validator("content", mode="before")
     @classmethod
@@ -164,19 +204,13 @@ class Message(BaseModel):
             raise ValueError(f"only assistant messages carry tool_calls, not {self.role}")
         return self
 
-    # A copy may get other field values (model_copy(update=…)): it starts without the counts of the original.
-    def __copy__(self) -> Message:
-        copied = super().__copy__()
-        object.__setattr__(copied, "__pydantic_private__", {"_tokens": None})
-        return copied
-
-    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Message:
-        copied = super().__deepcopy__(memo)
-        object.__setattr__(copied, "__pydantic_private__", {"_tokens": None})
-        return copied
+    @property
+    def _tokens(self) -> dict[str, int] | None:
+        """The counts held, by counter name (None before the first count)."""
+        return dict(token_counts(self)) or None
 
     def __eq__(self, other: object) -> bool:
-        # A message's value is its fields; the private token cache is not part of it.
+        # A message's value is its fields; the token counts are not part of it.
         if not isinstance(other, Message):
             return NotImplemented
         return self.__dict__ == other.__dict__ and self.__pydantic_extra__ == other.__pydantic_extra__

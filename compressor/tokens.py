@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
@@ -24,7 +24,7 @@ import tiktoken
 
 from .errors import ConfigError
 from .image_tokens import image_part_tokens, is_image_part
-from .messages import Conversation, Message, ToolDef
+from .messages import Conversation, Message, ToolDef, cached_count, keep_count, token_counts
 from .sanitize import content_text, sanitize_string, sanitize_value
 from .token_chunks import CHUNK_CHARS, count_in_chunks
 
@@ -90,13 +90,34 @@ def load_encoding(name: str) -> tiktoken.Encoding:
     )
 
 
-def _token_cache(message: Message) -> dict[str, int]:
-    # Read the private cache directly: pydantic's __getattr__ path costs more than the lookup itself.
-    private = message.__pydantic_private__
-    cache_: dict[str, int] | None = private["_tokens"]  # type: ignore[index]
-    if cache_ is None:
-        cache_ = private["_tokens"] = {}  # type: ignore[index]
-    return cache_
+class _Counts(MutableMapping[str, int]):
+    """A message's token counts as a mapping from counter name (they live in the message's slots)."""
+
+    def __init__(self, message: Message) -> None:
+        self._message = message
+
+    def __getitem__(self, counter: str) -> int:
+        found = cached_count(self._message, counter)
+        if found is None:
+            raise KeyError(counter)
+        return found
+
+    def __setitem__(self, counter: str, tokens: int) -> None:
+        keep_count(self._message, counter, tokens)
+
+    def __delitem__(self, counter: str) -> None:
+        raise TypeError("a message's token counts are never removed")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(token_counts(self._message))
+
+    def __len__(self) -> int:
+        return len(token_counts(self._message))
+
+
+def _token_cache(message: Message) -> MutableMapping[str, int]:
+    """The counts held on a message, by counter name; writing one keeps it there."""
+    return _Counts(message)
 
 
 def _long(message: Message) -> bool:
@@ -166,12 +187,11 @@ class TokenCounter(ABC):
 
     def message_tokens(self, message: Message) -> int:
         """Tokens of one message without the list overhead; cached on the message."""
-        cache_ = _token_cache(message)
-        cached = cache_.get(self.name)
-        if cached is not None:
-            return cached
-        tokens = cache_[self.name] = self._counted(message)
-        return tokens
+        cached = cached_count(message, self.name)
+        if cached is None:
+            cached = self._counted(message)
+            keep_count(message, self.name, cached)
+        return cached
 
     def tok_many(self, texts: Sequence[str]) -> list[int]:
         """Tokens in each string; counters may do this in parallel."""
@@ -180,8 +200,7 @@ class TokenCounter(ABC):
     def message_tokens_many(self, messages: Sequence[Message]) -> list[int]:
         """``message_tokens`` for many messages, tokenising the uncached ones in one batch."""
         name = self.name
-        caches = [_token_cache(m) for m in messages]
-        pending_all = [m for m, c in zip(messages, caches, strict=True) if name not in c]
+        pending_all = [m for m in messages if cached_count(m, name) is None]
         for begin in range(0, len(pending_all), 4096):
             pending = pending_all[begin : begin + 4096]
             texts: list[str] = []
@@ -195,8 +214,8 @@ class TokenCounter(ABC):
                 shapes.append((len(pieces), fixed))
             counts = iter(self.tok_many(texts))
             for message, (number, fixed) in zip(pending, shapes, strict=True):
-                _token_cache(message)[name] = fixed + sum(next(counts) for _ in range(number))
-        return [c[name] for c in caches]
+                keep_count(message, name, fixed + sum(next(counts) for _ in range(number)))
+        return [cached_count(m, name) or 0 for m in messages]
 
     def count(self, messages: Sequence[Message]) -> int:
         """openJiuwen's ``count_messages``: 0 for none, else the sum plus one list overhead."""

@@ -1,0 +1,102 @@
+"""Lean messages: token counts in slots, one shared empty ``extra``, and a loader that lets raw values go."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import pytest
+
+from compressor.formats.building import taking
+from compressor.formats.problems import Loc
+from compressor.formats.shape import Objects, Shape
+from compressor.messages import Message, cached_count, keep_count, token_counts
+from compressor.tokens import _token_cache, get_counter
+
+
+class TestTokenCounts:
+    def test_counts_are_kept_per_counter_and_none_before(self) -> None:
+        message = Message(role="user", content="hello there")
+        assert cached_count(message, "cl100k_base") is None and message._tokens is None
+        keep_count(message, "cl100k_base", 4)
+        keep_count(message, "my-counter", 9)
+        assert cached_count(message, "cl100k_base") == 4 and cached_count(message, "my-counter") == 9
+        assert cached_count(message, "o200k_base") is None
+        assert token_counts(message) == {"cl100k_base": 4, "my-counter": 9} == message._tokens
+
+    def test_the_mapping_view_reads_and_writes_the_same_counts(self) -> None:
+        message = Message(role="assistant", content="done")
+        cache = _token_cache(message)
+        assert dict(cache) == {} and cache.get("cl100k_base") is None
+        cache["o200k_base"] = 3
+        assert cached_count(message, "o200k_base") == 3 and "o200k_base" in cache and len(cache) == 1
+        with pytest.raises(TypeError):
+            del cache["o200k_base"]
+
+    def test_a_message_holds_no_private_dict(self) -> None:
+        message = Message(role="user", content="x")
+        get_counter("cl100k_base").message_tokens(message)
+        assert message.__pydantic_private__ is None
+        assert cached_count(message, "cl100k_base") == get_counter("cl100k_base").tok(
+            "<|start|>user\nx<|end|>"
+        )
+
+    @pytest.mark.parametrize(
+        "make",
+        [copy.copy, copy.deepcopy, Message.model_copy, lambda m: pickle.loads(pickle.dumps(m))],
+        ids=["copy", "deepcopy", "model_copy", "pickle"],
+    )
+    def test_copies_start_without_counts_and_equal_the_original(self, make: object) -> None:
+        original = Message(role="user", content="count me", name="ada")
+        get_counter("cl100k_base").message_tokens(original)
+        copied = make(original)  # type: ignore[operator]
+        assert copied == original and token_counts(copied) == {}
+        assert token_counts(original) != {}
+
+
+class TestSharedEmptyExtra:
+    def test_messages_without_unknown_fields_share_one_empty_extra(self) -> None:
+        a, b = Message(role="user", content="a"), Message(role="assistant", content="b")
+        assert a.model_extra == {} and a.model_extra is b.model_extra
+
+    def test_a_copy_that_adds_an_unknown_field_adds_it_to_itself_only(self) -> None:
+        a, b = Message(role="user", content="a"), Message(role="assistant", content="b")
+        changed = a.model_copy(update={"finish_reason": "stop"})
+        assert changed.model_extra == {"finish_reason": "stop"}
+        assert (
+            a.model_extra == {}
+            and b.model_extra == {}
+            and Message(role="user", content="c").model_extra == {}
+        )
+        assert changed.to_openjiuwen()["finish_reason"] == "stop" and "finish_reason" not in a.to_openjiuwen()
+
+    def test_unknown_fields_are_kept_on_their_own_message(self) -> None:
+        kept = Message.model_validate({"role": "user", "content": "x", "uuid": "u1"})
+        assert kept.model_extra == {"uuid": "u1"} and Message(role="user", content="y").model_extra == {}
+        assert Message.model_validate_json(kept.model_dump_json()) == kept
+
+
+VALUES: tuple[object, ...] = ({"a": 1}, "text", {"b": 2}, 3, {"c": 3}, {"d": 4})
+
+
+class TestObjectsView:
+    def test_reads_the_objects_in_order(self) -> None:
+        objects = Objects(list(VALUES))
+        assert list(objects) == [{"a": 1}, {"b": 2}, {"c": 3}, {"d": 4}]
+        assert len(objects) == 4 and bool(objects)
+        assert objects[0] == {"a": 1} and objects[3] == {"d": 4} and objects[-1] == {"d": 4}
+        assert objects[:2] == [{"a": 1}, {"b": 2}] and objects[1:3] == [{"b": 2}, {"c": 3}]
+        assert objects[:50] == list(objects) and objects[::2] == [{"a": 1}, {"c": 3}]
+        with pytest.raises(IndexError):
+            objects[4]
+
+    def test_an_array_without_objects_is_falsy(self) -> None:
+        assert not Objects(["a", 1, None]) and len(Objects([])) == 0
+
+    def test_a_consumed_array_holds_no_object_any_more(self) -> None:
+        values = list(VALUES)
+        shape = Shape.of_array(values, "run", consume=True)
+        assert shape.any_has("c")
+        taken = [item for _, item in taking(values, Loc())]
+        assert taken == list(VALUES)
+        assert list(shape.objects) == [] and not shape.any_has("c")
