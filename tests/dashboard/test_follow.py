@@ -90,6 +90,22 @@ class TestSessionFile:
         no_exception(at)
         assert any(c.value.startswith("2 calls · summaries") for c in at.caption)
 
+    @pytest.mark.parametrize("swap", ["link-outside", "link-climbing-out", "fifo"])
+    def test_a_file_swapped_for_a_link_out_or_a_fifo_is_not_read(self, session: Path, swap: str) -> None:
+        outside = session.parent.parent / "outside.jsonl"
+        outside.write_text(
+            line("user", "fix the failing test") + line("assistant", "Looking at it.") + line("user", "SECRET-OUTSIDE")
+        )
+        at = open_followed("views/span.py")
+        session.unlink()
+        if swap == "fifo":
+            os.mkfifo(session)
+        else:
+            session.symlink_to(outside if swap == "link-outside" else Path("..") / outside.name)
+        at.run()  # the poll sees a new signature: it must neither follow the link nor wait on the FIFO
+        no_exception(at)
+        assert [m.content for m in held(at).messages] == ["fix the failing test", "Looking at it."]
+
     def test_an_upload_offers_no_follow(self, session: Path) -> None:
         at = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT).run()
         assert not [t for t in at.toggle if t.key == keys.page_widget("span", "follow")]
