@@ -6,12 +6,14 @@ no tokenising; every number the span and trigger views show comes from the ``Ana
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from .census import count_messages, describe_reading
 from .config import CurrentRoundCompressorConfig
+from .jsontext import json_text
 from .messages import Conversation
 from .overhead import HiddenOverhead, hidden_overhead
 from .spans import Segment, Span, build_span, effective_keep, last_user_index
@@ -159,6 +161,20 @@ class Analysis:
         if include_messages:
             out["per_message"] = [row.to_dict() for row in self.per_message]
         return out
+
+    def json_chunks(self, rows_per_chunk: int = 4096) -> Iterator[str]:
+        """``json_text(self.to_dict())`` in pieces, the per-message rows a batch at a time: a million rows
+        are never all held as dicts, nor as one string. The pieces joined are exactly that text."""
+        head = json_text(self.to_dict(include_messages=False))
+        yield head[:-1] + ', "per_message": ['
+        span, tokens, messages = self.span, self.profile.tokens, self.conversation.messages
+        for begin in range(0, len(messages), rows_per_chunk):
+            batch = [
+                MessageRow(i, messages[i].role, tokens[i], span.segment_of(i), messages[i].is_internal).to_dict()
+                for i in range(begin, min(begin + rows_per_chunk, len(messages)))
+            ]
+            yield (", " if begin else "") + json_text(batch)[1:-1]
+        yield "]}"
 
 
 def run_model_of(conversation: Conversation) -> str | None:

@@ -9,7 +9,6 @@ from pydantic import ValidationError
 
 from ..analysis import Analysis, analyze
 from ..census import count_messages, describe_reading
-from ..jsontext import json_text
 from .common import EXIT_BAD_INPUT, EXIT_OK, add_settings, bad, load_all, settings_config, validation_line
 
 
@@ -77,8 +76,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         analysis = analyze(
             conversation, config, context_max=args.context_max, model=args.model, counter=args.counter
         )
-        if args.json:
-            print(json_text(analysis.to_dict()), file=out)
+        if args.json:  # written a batch of rows at a time: a million messages never make one giant string
+            out.writelines(analysis.json_chunks())
+            out.write("\n")
         else:
             print(_format_analysis(analysis), file=out)
     return EXIT_OK if ok else EXIT_BAD_INPUT
