@@ -103,11 +103,13 @@ def _sql_text(value: str) -> str:
 
 
 class Catalog:
-    """One catalog folder. Reads go through short-lived in-memory DuckDB connections (no lock is ever held on
-    ``catalog.duckdb`` by a reader); one build at a time writes, under an advisory lock on ``.lock``."""
+    """One catalog folder. Reads go through cursors on one in-memory DuckDB database of views (no lock is ever
+    held on ``catalog.duckdb`` by a reader); one build at a time writes, under an advisory lock on ``.lock``."""
 
     def __init__(self, root: str | Path | None = None) -> None:
         self.root = Path(root).expanduser().absolute() if root is not None else default_root().absolute()
+        self._views: duckdb.DuckDBPyConnection | None = None
+        self._lock = threading.Lock()
         try:
             for dataset in SCHEMAS:
                 (self.root / dataset).mkdir(parents=True, exist_ok=True)
@@ -145,7 +147,13 @@ class Catalog:
 
     @contextmanager
     def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        connection = self.connect()
+        """A cursor on this catalog's one in-memory database of views (made on first use: binding the views
+        costs more than most queries); each cursor is its own connection (temp tables, threads), and the views
+        read the shards as they are at each query."""
+        with self._lock:
+            if self._views is None:
+                self._views = self.connect()
+            connection = self._views.cursor()
         try:
             yield connection
         finally:
