@@ -57,4 +57,7 @@ def compactions_frame(
 
 def sweep_frame(sweep: Sweep) -> pd.DataFrame:
     """One row per setting of a sweep, its outcome's ``to_dict()`` (the Tune page's CSV download)."""
-    return pd.DataFrame([outcome.to_dict() for outcome in sweep.outcomes])
+    frame = pd.DataFrame([outcome.to_dict() for outcome in sweep.outcomes])
+    if "first_trigger_index" in frame:  # a message index, empty where the trigger never fires (never "13.0")
+        frame["first_trigger_index"] = frame["first_trigger_index"].astype("Int64")
+    return frame

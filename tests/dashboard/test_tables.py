@@ -277,3 +277,15 @@ class TestSweepFrame:
         frame = tables.sweep_frame(swept)
         assert len(frame) == 4
         assert frame.to_dict("records") == [outcome.to_dict() for outcome in swept.outcomes]
+
+    def test_the_csv_writes_the_first_trigger_as_a_message_index_or_nothing(self) -> None:
+        from compressor import sweep
+        from tests.dashboard.conftest import demo_conversation
+
+        swept = sweep(
+            demo_conversation(), ratios=(0.6, 0.99), keeps=(0,), context_max=16_000, summary="ratio:0.1"
+        )
+        rows = tables.sweep_frame(swept).to_csv(index=False).splitlines()
+        column = rows[0].split(",").index("first_trigger_index")
+        fires, never = (row.split(",")[column] for row in rows[1:])
+        assert fires == str(swept.outcomes[0].first_trigger_index) and never == ""
