@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -129,11 +130,15 @@ def current_umask() -> int:
 def write_atomic(path: Path, text: str, *, guard: KeyGuard | None = None) -> None:
     """Write ``text`` to ``path`` whole or not at all, scrubbed of ``guard``'s keys; OutputError when it cannot be.
 
-    The temp file sits beside the target and is removed on failure; temps of killed runs are removed later.
+    The temp file sits beside the target and is removed on failure; temps of killed runs are removed later. A
+    target that is a device or a FIFO (``/dev/null``, ``/dev/stdout``) is written into directly.
     """
     data = encodable(guard.scrub(text) if guard is not None else text).encode("utf-8")
     if path.is_dir():
         raise OutputError(str(path), "is a directory; give the path of a file to write")
+    if _is_special(path):  # /dev/null, /dev/stdout, a FIFO: written into, never renamed over (as root that
+        _write_into(path, data)  # would put a plain file in place of the device)
+        return
     prefix = f".{path.name}."
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -152,6 +157,24 @@ def write_atomic(path: Path, text: str, *, guard: KeyGuard | None = None) -> Non
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` (its links followed) exists as something other than a regular file or a folder."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _write_into(path: Path, data: bytes) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+    except OSError as error:
+        raise OutputError(str(path), f"cannot write the file: {_reason(error)}") from None
 
 
 def _reason(error: OSError) -> str:

@@ -27,7 +27,7 @@ from ..fleet import (
 from ..fleet.values import FleetReason, Hurt
 from ..replay import SummaryModel, resolve_price, validate_grid
 from ..tokens import COUNTER_NAMES
-from .common import EXIT_BAD_INPUT, EXIT_OK, bad, ratio_arg, write_atomic
+from .common import EXIT_BAD_INPUT, EXIT_OK, bad, output_guard, ratio_arg, write_atomic
 
 
 def add_parser(subparsers: Any) -> None:
@@ -186,7 +186,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         bad("fleet: no run files found (" + ", ".join(map(str, args.paths or ["standard places"])) + ")", err)
         return EXIT_BAD_INPUT
     if args.html:
-        write_atomic(Path(args.html), html_report(fleet))
+        write_atomic(Path(args.html), html_report(fleet), guard=output_guard(args))
     if args.json:
         print(json.dumps(fleet.to_dict(), ensure_ascii=False), file=out)
     else:

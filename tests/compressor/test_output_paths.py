@@ -1,13 +1,17 @@
 """Outputs that cannot be written (issue 15): ``--out``, ``--html`` and ``--otel`` into a read-only folder, under a
-file, onto a directory or onto a full disk give one line naming the path and exit 2 — never a traceback, never a
-partial file or a leftover temp — and an existing file there is left as it was."""
+file, onto a directory or onto a full disk (a file-size limit, and ``/dev/full``) give one line naming the path and
+exit 2 — never a traceback, never a partial file or a leftover temp — and an existing file there is left as it was.
+A device or a FIFO (``/dev/null``, a pipe) is written into, never replaced by a file."""
 
 from __future__ import annotations
 
 import io
 import json
+import os
+import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -116,3 +120,43 @@ def test_a_full_disk_leaves_the_old_file_and_no_temp(command: str, tmp_path: Pat
     assert_one_line_naming(outcome["err"], target, "too large")
     assert target.read_text(encoding="utf-8") == "the previous result"
     assert leftovers(tmp_path) == []
+
+
+def device(folder: Path, name: str) -> Path:
+    """``/dev/<name>`` to write to: as root a private node of it in ``folder`` (a writer that renamed over the target
+    would otherwise replace the machine's own device); as anyone else the real one (which they cannot replace)."""
+    if os.geteuid() != 0:
+        return Path("/dev") / name
+    real = os.stat(Path("/dev") / name)
+    node = folder / name
+    os.mknod(node, stat.S_IFCHR | 0o666, real.st_rdev)
+    return node
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+class TestDevicesAndPipes:
+    def test_dev_full_is_one_line_and_stays_a_device(self, command: str, tmp_path: Path) -> None:
+        target = device(tmp_path, "full")
+        code, _, err = run(COMMANDS[command](target))
+        assert code == EXIT_BAD_INPUT
+        assert_one_line_naming(err, target, "No space left on device")
+        assert stat.S_ISCHR(os.lstat(target).st_mode) and leftovers(target.parent) == []
+
+    def test_dev_null_takes_the_output_and_stays_a_device(self, command: str, tmp_path: Path) -> None:
+        target = device(tmp_path, "null")
+        code, _, err = run(COMMANDS[command](target))
+        assert (code, err) == (0, "")
+        assert stat.S_ISCHR(os.lstat(target).st_mode) and leftovers(target.parent) == []
+
+    def test_a_fifo_gets_the_whole_output_and_stays_a_fifo(self, command: str, tmp_path: Path) -> None:
+        target = tmp_path / "pipe.out"
+        os.mkfifo(target)
+        received: list[bytes] = []
+        reader = threading.Thread(target=lambda: received.append(target.read_bytes()), daemon=True)
+        reader.start()
+        code, _, err = run(COMMANDS[command](target))
+        reader.join(timeout=30)
+        assert (code, err) == (0, "") and stat.S_ISFIFO(os.lstat(target).st_mode)
+        document = received[0] if received else b""
+        assert json.loads(document) if document.startswith(b"{") else document.rstrip().endswith(b"</html>")
+        assert leftovers(tmp_path) == []
