@@ -156,11 +156,16 @@ def expand_zip(
         members: list[tuple[str, bytes]] = []
         errors: list[str] = []
         budget = max_total_bytes
+        seen: set[str] = set()
         for info in infos:
             label = f"{file}/{info.filename}"
             if not info.filename.lower().endswith(tuple(suffixes)):
                 errors.append(f"{label}: skipped, not a {', '.join(suffixes)} file")
                 continue
+            if info.filename in seen:  # a zip may hold one path twice: never one silently in place of the other
+                errors.append(f"{label}: a second member with this path; the first one is kept")
+                continue
+            seen.add(info.filename)
             try:
                 with archive.open(info) as handle:
                     body = handle.read(min(info.file_size, budget) + 1)
@@ -204,7 +209,14 @@ def parse_uploads(
     """Outcomes of several uploads; once their sizes add up past the limit, the rest are refused."""
     outcomes: list[FileOutcome] = []
     used = 0
-    for name, data in files:
+    names: set[str] = set()
+    for given, data in files:
+        name = given
+        for number in range(2, len(files) + 2):  # two uploads of one name (from two folders) are kept apart
+            if name not in names:
+                break
+            name = f"{given} ({number})"
+        names.add(name)
         used += len(data)
         if used > max_total_bytes:
             outcomes.append(

@@ -4,6 +4,7 @@ each log with its dump; what cannot be placed is reported, never dropped or over
 from __future__ import annotations
 
 import io
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -92,6 +93,18 @@ class TestZip:
         assert not (tmp_path / "outside.json").exists() and not (base / "b.json").exists()
         written = [path.relative_to(base) for path in base.rglob("*.json")]
         assert all(path.parts[0] in ("review", "staging") for path in written)
+
+    def test_a_path_held_twice_is_reported_and_the_first_kept(self, tmp_path: Path) -> None:
+        dump = next((OPENJIUWEN_DUMPS / "compact000").glob("*.json"))
+        archive = io.BytesIO()
+        with warnings.catch_warnings(), zipfile.ZipFile(archive, "w") as handle:
+            warnings.simplefilter("ignore")  # zipfile warns of the duplicate it is told to write
+            handle.writestr(f"s/{dump.name}", dump.read_bytes())
+            handle.writestr(f"s/{dump.name}", b"{}")
+        saved = save_uploads(tmp_path, [("twice.zip", archive.getvalue())])
+        assert saved.problems == [f"twice.zip/s/{dump.name}: a second member with this path; the first one is kept"]
+        index = index_dumps(review_folder(tmp_path))
+        assert len(index.dumps) == 1 and index.broken == []
 
     def test_two_zips_of_one_name_are_kept_apart(self, tmp_path: Path) -> None:
         save_uploads(tmp_path, [("a.zip", zipped({"x.json": b"{}"}))])

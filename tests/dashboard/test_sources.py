@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -60,6 +61,15 @@ class TestManyFiles:
         outcomes = parse_uploads([("a.json", GOOD), ("b.json", b"not json"), ("c.json", GOOD)])
         assert [(o.file, o.ok) for o in outcomes] == [("a.json", True), ("b.json", False), ("c.json", True)]
 
+    def test_two_uploads_of_one_name_are_kept_apart(self) -> None:
+        first, second = (json.dumps([{"role": "user", "content": text}]).encode() for text in ("one", "two"))
+        items = loaded_items("upload", parse_uploads([("run.json", first), ("run.json", second)]))
+        assert [(item.label, item.conversation.messages[0].content) for item in items] == [
+            ("run.json", "one"),
+            ("run.json (2)", "two"),
+        ]
+        assert len({item.key for item in items}) == 2
+
     def test_files_past_the_total_limit_are_refused(self) -> None:
         outcomes = parse_uploads([("a.json", GOOD), ("b.json", GOOD)], max_total_bytes=len(GOOD) + 1)
         assert outcomes[0].ok
@@ -81,6 +91,20 @@ class TestZip:
             by_file["runs.zip/notes.txt"].error
             == "runs.zip/notes.txt: skipped, not a .json, .jsonl, .ndjson, .traj file"
         )
+
+    def test_a_path_held_twice_is_reported_and_the_first_kept(self) -> None:
+        archive = io.BytesIO()
+        with warnings.catch_warnings(), zipfile.ZipFile(archive, "w") as handle:
+            warnings.simplefilter("ignore")  # zipfile warns of the duplicate it is told to write
+            for content in ("first", "second"):
+                handle.writestr("runs/a.json", json.dumps([{"role": "user", "content": content}]))
+        outcomes = parse_upload("x.zip", archive.getvalue())
+        assert [(o.file, o.error) for o in outcomes] == [
+            ("x.zip/runs/a.json", "x.zip/runs/a.json: a second member with this path; the first one is kept"),
+            ("x.zip/runs/a.json", None),
+        ]
+        (item,) = loaded_items("upload", outcomes)
+        assert item.conversation.messages[0].content == "first"
 
     def test_declared_sizes_over_the_limit_refuse_the_whole_archive(self) -> None:
         archive = zipped({"a.json": GOOD, "b.json": GOOD})
