@@ -30,7 +30,7 @@ from compressor.replay import ratio_steps
 from .. import roots
 from ..settings import Settings
 from ..sources import LoadedConversation, safe_file_name
-from . import conversations, keys, session
+from . import conversations, keys, scratch, session
 
 #: Worker processes of a build (default: one per core); tests and small machines may ask for one.
 JOBS_ENV = "COMPACTION_LAB_FLEET_JOBS"
@@ -162,7 +162,8 @@ def unpack_zip(name: str, data: bytes) -> Path:
     previous = st.session_state.pop(keys.K_FLEET_UPLOAD_DIR, None)
     if isinstance(previous, str) and Path(previous).name.startswith("compaction-lab-fleet-"):
         shutil.rmtree(previous, ignore_errors=True)
-    folder = Path(tempfile.mkdtemp(prefix="compaction-lab-fleet-"))
+    # In the session's own folder: it goes when the session ends, or with a dead server's at the next start.
+    folder = Path(tempfile.mkdtemp(prefix="compaction-lab-fleet-", dir=scratch.session_subfolder("fleet")))
     st.session_state[keys.K_FLEET_UPLOAD_DIR] = str(folder)
     try:
         archive = zipfile.ZipFile(BytesIO(data))
@@ -179,8 +180,11 @@ def unpack_zip(name: str, data: bytes) -> Path:
             if total > MAX_UNPACKED_BYTES:
                 raise CompressorError(f"{name}: unpacks to more than {MAX_UNPACKED_BYTES >> 30} GB")
             target = folder / f"{number:05d}-{safe_file_name(PurePosixPath(member.filename).name)}"
-            with archive.open(member) as source, open(target, "wb") as out:
-                shutil.copyfileobj(source, out)
+            try:  # read only up to its declared size: a member lying about it fails its CRC here
+                with archive.open(member) as source, open(target, "wb") as out:
+                    shutil.copyfileobj(source, out)
+            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, ValueError) as error:
+                raise CompressorError(f"{name}: {member.filename}: cannot be unpacked ({error})") from None
     return folder
 
 

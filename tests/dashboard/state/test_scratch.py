@@ -12,7 +12,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from dashboard.state import keys, scratch
-from tests.dashboard.conftest import APP, APP_TIMEOUT, OPENJIUWEN_DUMPS, end_session, no_exception
+from tests.dashboard.conftest import APP, APP_TIMEOUT, OPENJIUWEN_DUMPS, end_session, no_exception, run_script
 
 
 def dead_pid() -> int:
@@ -84,3 +84,51 @@ class TestSessionFolders:
         at.run()
         no_exception(at)
         assert "1 of 1 dump shown, in 1 folder" in [c.value for c in at.caption]
+
+    def test_a_fleet_zip_is_unpacked_in_the_session_folder_and_goes_with_it(self) -> None:
+        def unpack() -> None:
+            import io
+            import json
+            import zipfile
+
+            import streamlit as st
+
+            from dashboard.state import fleet
+
+            archive = io.BytesIO()
+            with zipfile.ZipFile(archive, "w") as handle:
+                handle.writestr("runs/a.json", json.dumps([{"role": "user", "content": "hi"}]))
+            st.session_state["unpacked"] = str(fleet.unpack_zip("runs.zip", archive.getvalue()))
+
+        at = run_script(unpack)
+        unpacked = Path(at.session_state["unpacked"])
+        (folder,) = session_folders()
+        assert folder in unpacked.parents and [p.name for p in unpacked.iterdir()] == ["00000-a.json"]
+        end_session()
+        assert not unpacked.exists() and not folder.exists()
+
+    def test_a_fleet_zip_member_that_lies_about_its_size_is_one_error(self) -> None:
+        def unpack() -> None:
+            import io
+            import struct
+            import zipfile
+
+            import streamlit as st
+
+            from compressor.errors import CompressorError
+            from dashboard.state import fleet
+
+            archive = io.BytesIO()
+            with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as handle:
+                handle.writestr("a.json", b"0" * 2**20)
+            data = bytearray(archive.getvalue())
+            data[22:26] = struct.pack("<I", 100)  # the local header and the central directory say 100 bytes
+            central = data.rfind(b"PK\x01\x02")
+            data[central + 24 : central + 28] = struct.pack("<I", 100)
+            try:
+                fleet.unpack_zip("lies.zip", bytes(data))
+            except CompressorError as error:
+                st.session_state["error"] = str(error)
+
+        at = run_script(unpack)
+        assert at.session_state["error"].startswith("lies.zip: a.json: cannot be unpacked (Bad CRC-32")
