@@ -7,6 +7,7 @@ through the tool loses nothing, and the library never mutates a conversation it 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterable
 from typing import Any, Literal
@@ -18,6 +19,9 @@ from .markers import INTERNAL_PREFIXES
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 
+
+#: The whitespace ``str.lstrip()`` removes (``\s`` and ``lstrip`` share one definition of a space character).
+_LEADING_SPACE = re.compile(r"\s*")
 
 #: Content-part types that carry an image; they are priced separately, never as text.
 IMAGE_PART_TYPES: frozenset[str] = frozenset({"image_url", "image", "input_image"})
@@ -119,6 +123,8 @@ class ToolCall(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         _share_fields_set(self)
+        if not self.__pydantic_extra__:
+            object.__setattr__(self, "__pydantic_extra__", _NO_EXTRA)
 
     def openai(self) -> dict[str, Any]:
         """OpenAI nested form, as openJiuwen serialises and prices tool calls."""
@@ -249,7 +255,9 @@ class Message(BaseModel):
             return False
         if not isinstance(self.content, str):
             return True
-        return not self.content.lstrip().startswith(INTERNAL_PREFIXES)
+        # Where lstrip() would start, without its copy of a long text.
+        leading = _LEADING_SPACE.match(self.content)
+        return not self.content.startswith(INTERNAL_PREFIXES, leading.end() if leading else 0)
 
     @property
     def is_internal(self) -> bool:
@@ -436,7 +444,7 @@ class Conversation(BaseModel):
             cut += 1
         return cls(
             system=built[:cut],
-            messages=built[cut:],
+            messages=built[cut:] if cut else built,  # no second list of a million messages
             tools=[t if isinstance(t, ToolDef) else ToolDef.model_validate(t) for t in tools],
             name=name,
             source_format=source_format,

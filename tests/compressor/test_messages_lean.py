@@ -100,3 +100,26 @@ class TestObjectsView:
         taken = [item for _, item in taking(values, Loc())]
         assert taken == list(VALUES)
         assert list(shape.objects) == [] and not shape.any_has("c")
+
+
+class TestInternalTurnsReadWithoutCopies:
+    @pytest.mark.parametrize("space", ["", " ", "\n\t ", "\u00a0", "\u3000\u2003", "\x1c\x85"])
+    def test_leading_space_is_skipped_as_lstrip_skips_it(self, space: str) -> None:
+        internal = Message(role="user", content=f"{space}<system-reminder>x</system-reminder>")
+        real = Message(role="user", content=f"{space}fix it")
+        assert internal.is_internal and not internal.is_real_user
+        assert real.is_real_user and not real.is_internal
+        assert internal.is_real_user == (not internal.content.lstrip().startswith("<system-reminder>"))
+
+
+class TestToolCallsShareTheEmptyExtra:
+    def test_calls_without_unknown_fields_share_it_and_others_keep_theirs(self) -> None:
+        message = Message(
+            role="assistant",
+            content="",
+            tool_calls=[{"id": "a", "name": "bash"}, {"id": "b", "name": "grep", "index": 1}],
+        )
+        first, second = message.tool_calls or []
+        assert first.model_extra == {} and second.model_extra == {"index": 1}
+        assert first.model_extra is Message(role="user", content="x").model_extra
+        assert first.model_copy(update={"index": 3}).model_extra == {"index": 3} and first.model_extra == {}
