@@ -110,6 +110,18 @@ COLUMN_KEYS: tuple[str, ...] = (
     "processor",
     "timestamp",
     "event",
+    # the fields of openJiuwen's debug log (Dump review's debug records)
+    "phase",
+    "total_tokens",
+    "threshold",
+    "hit",
+    "reason",
+    "messages_to_compress",
+    "preserved_prefix",
+    "protected_tail",
+    "retried",
+    "error_type",
+    "error_message",
 )
 #: The headers of a replay's compaction attempts table (``tables.compactions_frame`` column → string key).
 COMPACTION_HEADERS: dict[str, str] = {

@@ -835,6 +835,17 @@ STRINGS: dict[str, str] = {
     "col.processor": "Processor",
     "col.timestamp": "Time",
     "col.event": "Event",
+    "col.phase": "Phase",
+    "col.total_tokens": "Window total",
+    "col.threshold": "Trigger threshold",
+    "col.hit": "Fires",
+    "col.reason": "Reason",
+    "col.messages_to_compress": "Span messages",
+    "col.preserved_prefix": "Preserved prefix",
+    "col.protected_tail": "Protected tail",
+    "col.retried": "Retried",
+    "col.error_type": "Error type",
+    "col.error_message": "Error message",
 }
 
 # What a compaction kept, and how a file was read (issues 11 and 10): one block, kept apart.

@@ -702,6 +702,17 @@ STRINGS: dict[str, str] = {
     "col.processor": "处理器",
     "col.timestamp": "时间戳",
     "col.event": "事件",
+    "col.phase": "阶段",
+    "col.total_tokens": "窗口总量",
+    "col.threshold": "触发阈值",
+    "col.hit": "触发",
+    "col.reason": "原因",
+    "col.messages_to_compress": "待压缩消息",
+    "col.preserved_prefix": "保留前缀",
+    "col.protected_tail": "保护尾部",
+    "col.retried": "已重试",
+    "col.error_type": "错误类型",
+    "col.error_message": "错误信息",
 }
 
 #: The glossary's formulas (``compressor.glossary``) in Chinese; English shows the library's own.

@@ -17,6 +17,12 @@ from dashboard.sources import dump_conversation
 from tests.dashboard.conftest import OPENJIUWEN_DUMPS, demo_analysis
 
 
+def read_dump_log(path: Path) -> list[dict[str, object]]:
+    import json
+
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 class TestSpanFrame:
     def test_one_row_per_system_and_context_message(self) -> None:
         analysis = demo_analysis()
@@ -99,6 +105,26 @@ class TestResultTables:
         assert list(frame.columns) == ["timestamp", "event", "hit", "total_tokens", "preserved_prefix"]
         assert frame["preserved_prefix"].tolist()[1] == "2 items"
         assert frame["timestamp"].tolist()[0] == "1970-01-01 00:00:01.500"
+
+    def test_every_field_of_the_debug_logs_has_a_header_in_words(self) -> None:
+        from dashboard.i18n import column_labels
+
+        logs = [
+            *OPENJIUWEN_DUMPS.rglob("*.jsonl"),
+            *Path(tables.__file__).parents[2].glob("dumps/demo/*.jsonl"),
+        ]
+        records = [record for log in logs for record in read_dump_log(log)]
+        assert len(logs) >= 4 and records
+        columns = set(tables.debug_table(records).columns)
+        for language in ("en", "zh"):
+            headers = column_labels(language)
+            assert columns <= set(headers), columns - set(headers)
+            assert not [
+                column for column in columns if "_" in headers[column]
+            ]  # words, never the field's name
+        assert (
+            column_labels("en")["total_tokens"] == "Window total"
+        )  # the trigger's own number, named as everywhere
 
     def test_debug_cells_never_show_none(self) -> None:
         records = [
