@@ -11,6 +11,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -132,12 +133,8 @@ class _ArrayReader:
         self._handle = handle
         self._chunk_bytes = chunk_bytes
         self._decoder = codecs.getincrementaldecoder("utf-8-sig")()
-        # Each element is parsed on its own, so json's per-parse key memo would give every object its own
-        # copies of "role", "content"...: one shared copy of each key saves ~0.3x the file size.
-        keys: dict[str, str] = {}
-        self._json = json.JSONDecoder(
-            object_pairs_hook=lambda pairs: {keys.setdefault(key, key): value for key, value in pairs}
-        )
+        # Each element is parsed on its own: one shared copy of each key saves ~0.3x the file size.
+        self._json = _shared_keys_decoder()
         self._text = ""
         self._pos = 0
         self._read = 0
@@ -301,19 +298,18 @@ def _json_problem(error: json.JSONDecodeError, text: str) -> str:
 
 def _parse_lines(text: str) -> tuple[list[tuple[int, Any]], bool]:
     """The values of a JSONL text's lines, and whether a torn last line (no newline after it) was left out."""
-    # Split on "\n" only: JSON strings may hold other line-separator characters unescaped.
     values: list[tuple[int, Any]] = []
-    raws = text.split("\n")
-    for number, raw in enumerate(raws, start=1):
+    decode = _shared_keys_decoder().decode
+    for number, raw, last in _split_lines(text):
         if not raw.strip():
             continue
         loc = Loc(line=number)
         try:
-            value = json.loads(raw)
+            value = decode(raw)
         except RecursionError:
             raise FormatProblem(loc, f"nested deeper than {MAX_DEPTH} levels") from None
         except json.JSONDecodeError as error:
-            if number == len(raws) and values:
+            if last and values:
                 return values, True  # the writer is mid-line: read up to the last whole record
             raise FormatProblem(loc, f"not valid JSON ({error.msg} at column {error.colno})") from None
         except ValueError as error:
@@ -321,6 +317,28 @@ def _parse_lines(text: str) -> tuple[list[tuple[int, Any]], bool]:
         check_depth(value, loc)
         values.append((number, value))
     return values, False
+
+
+def _split_lines(text: str) -> Iterator[tuple[int, str, bool]]:
+    """``text.split("\\n")`` one line at a time, numbered from 1, the last one marked (no list of every line).
+
+    Split on "\\n" only: JSON strings may hold other line-separator characters unescaped.
+    """
+    start, number = 0, 1
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            yield number, text[start:], True
+            return
+        yield number, text[start:end], False
+        start, number = end + 1, number + 1
+
+
+def _shared_keys_decoder() -> json.JSONDecoder:
+    """A decoder whose objects share one copy of each key across the values it parses: each line is parsed on
+    its own, so json's per-parse key memo would give every line's objects their own "role", "content"…"""
+    keys: dict[str, str] = {}
+    return json.JSONDecoder(object_pairs_hook=lambda pairs: {keys.setdefault(key, key): value for key, value in pairs})
 
 
 def check_depth(value: Any, loc: Loc, limit: int = MAX_DEPTH) -> None:
