@@ -60,9 +60,8 @@ def retention_badge(scored: ScoredCompaction) -> None:
     color: Literal["gray", "green", "orange"] = (
         "gray" if scored.retention is None else ("green" if lost == 0 else "orange")
     )
-    st.badge(
-        f"{t('quality.badge_label')}: {badge(scored, language)}", color=color, icon=":material/fact_check:"
-    )
+    line = t("quality.badge_line", label=t("quality.badge_label"), badge=badge(scored, language))
+    st.badge(line, color=color, icon=":material/fact_check:")
 
 
 def what_it_kept(scored: ScoredCompaction, messages: Sequence[Message], key: str) -> None:

@@ -104,7 +104,12 @@ def outcome_text(status: str, reason: str, language: str) -> str:
         return translate(language, "status.compacted")
     if reason == "no_benefit":
         return translate(language, "status.no_benefit")
-    return f"{translate(language, 'status.skipped')}: {reason_text(reason, language)}"
+    return translate(
+        language,
+        "status.skipped_because",
+        status=translate(language, "status.skipped"),
+        reason=reason_text(reason, language),
+    )
 
 
 def outcome_words(language: str) -> Callable[[str, str], str]:

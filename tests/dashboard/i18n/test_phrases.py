@@ -75,7 +75,7 @@ class TestCodes:
                 "skipped",
                 "empty_summary",
                 "Not compacted: the model's reply held no summary text",
-                "未压缩: 模型的回复中没有摘要文本",
+                "未压缩：模型的回复中没有摘要文本",
             ),
         ],
     )
