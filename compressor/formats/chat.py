@@ -6,7 +6,7 @@ the format name only labels the input, every list goes through the same tolerant
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from compressor.formats import anthropic
@@ -99,18 +99,26 @@ def from_object(
     )
 
 
-def from_lines(lines: Iterable[tuple[int, Any]], *, name: str) -> Conversation:
-    """A JSONL file with one message per line; errors name the line."""
-    located = [(Loc(line=number), value) for number, value in lines]
-    detected = message_format(value for _, value in located)
-    messages = convert_messages(located, anthropic_blocks=detected == "anthropic")
+def from_lines(lines: Sequence[tuple[int, Any]], *, name: str, consume: bool = False) -> Conversation:
+    """A JSONL file with one message per line; errors name the line. ``consume`` empties a list of lines as it
+    goes (only for lines the loader parsed itself)."""
+    detected = message_format(value for _, value in lines)
+    messages = convert_messages(_located_lines(lines, consume), anthropic_blocks=detected == "anthropic")
     return build_conversation(messages, [], name=name, source_format="jsonl")
+
+
+def _located_lines(lines: Sequence[tuple[int, Any]], consume: bool) -> Iterator[tuple[Loc, Any]]:
+    for index in range(len(lines)):
+        number, value = lines[index]
+        if consume and isinstance(lines, list):
+            lines[index] = None  # its message is built next: the raw value can go
+        yield Loc(line=number), value
 
 
 def _read_messages(shape: Shape) -> list[Conversation]:
     if shape.container == "array":
         return [from_list(shape.raw, Loc(), name=shape.stem, consume=shape.consume)]
-    return [from_lines(shape.lines, name=shape.stem)]
+    return [from_lines(shape.lines, name=shape.stem, consume=shape.consume)]
 
 
 def _read_numbered(shape: Shape) -> list[Conversation]:

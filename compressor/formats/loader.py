@@ -103,7 +103,7 @@ def _read(source: Source, name: str | None) -> tuple[str, list[Conversation]]:
     document = read_source(source, name)
     try:
         if document.lines is not None:
-            conversations = _from_lines(document.lines, document.stem)
+            conversations = _from_lines(document.lines, document.stem, consume=document.parsed)
             if document.truncated_tail:
                 torn = Reading(code="truncated_tail")
                 conversations = [c.model_copy(update={"readings": [*c.readings, torn]}) for c in conversations]
@@ -146,11 +146,12 @@ def _from_value(value: Any, stem: str, *, consume: bool = False) -> list[Convers
     return reader.read(shape)
 
 
-def _from_lines(lines: tuple[tuple[int, Any], ...], stem: str) -> list[Conversation]:
+def _from_lines(lines: list[tuple[int, Any]], stem: str, *, consume: bool = False) -> list[Conversation]:
+    """``consume``: the lines were parsed here, so a reader may empty the list as messages are built."""
     for number, value in lines:
         if not isinstance(value, dict):
             raise FormatProblem(Loc(line=number), f"expected a JSON object, got {type_name(value)}")
-    shape = Shape.of_lines(lines, stem)
+    shape = Shape.of_lines(lines, stem, consume=consume)
     reader = reader_for(shape)
     if reader is None:
         number, first = lines[0]

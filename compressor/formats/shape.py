@@ -18,16 +18,21 @@ Container = Literal["object", "array", "lines"]
 
 
 class Objects(Sequence[dict[str, Any]]):
-    """The objects among a list's values, in order, read through the list: no second list holds them, so a
-    reader that empties the list as it goes (``consume``) lets each one go once it is converted."""
+    """The objects among a list's values (or among the values of its ``(line, value)`` pairs), in order, read
+    through the list: no second list holds them, so a reader that empties the list as it goes (``consume``)
+    lets each one go once it is converted."""
 
-    __slots__ = ("_values",)
+    __slots__ = ("_pairs", "_values")
 
-    def __init__(self, values: list[Any]) -> None:
+    def __init__(self, values: Sequence[Any], *, pairs: bool = False) -> None:
         self._values = values
+        self._pairs = pairs
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        return (value for value in self._values if isinstance(value, dict))
+        values: Iterator[Any] = iter(self._values)
+        if self._pairs:
+            values = (item[1] for item in values if item is not None)
+        return (value for value in values if isinstance(value, dict))
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
@@ -59,13 +64,13 @@ class Shape:
     """A parsed source as a reader sees it.
 
     ``container`` says how the top-level values arrived: one JSON ``object``, a JSON ``array`` (``raw`` is the
-    list itself, which a reader may empty as it goes when ``consume`` is set) or JSONL ``lines``.
+    list itself) or JSONL ``lines``; when ``consume`` is set, a reader may empty the array or lines as it goes.
     """
 
     container: Container
     stem: str
     raw: Any = None  # the object or the array; None for lines
-    lines: tuple[tuple[int, Any], ...] = ()
+    lines: Sequence[tuple[int, Any]] = ()
     consume: bool = False
     objects: Sequence[dict[str, Any]] = field(default_factory=list)  # the top-level objects, in order
 
@@ -78,13 +83,13 @@ class Shape:
         return cls("array", stem, raw=value, consume=consume, objects=Objects(value))
 
     @classmethod
-    def of_lines(cls, lines: tuple[tuple[int, Any], ...], stem: str) -> Shape:
-        return cls("lines", stem, lines=lines, objects=[value for _, value in lines])
+    def of_lines(cls, lines: Sequence[tuple[int, Any]], stem: str, *, consume: bool = False) -> Shape:
+        return cls("lines", stem, lines=lines, consume=consume, objects=Objects(lines, pairs=True))
 
     def located(self) -> Iterator[tuple[Loc, Any]]:
         """Each top-level value with where it is: its line, or its array index."""
         if self.container == "lines":
-            return ((Loc(line=number), value) for number, value in self.lines)
+            return ((Loc(line=item[0]), item[1]) for item in self.lines if item is not None)
         if self.container == "array":
             return indexed(self.raw, Loc())
         return iter([(Loc(), self.raw)])

@@ -42,7 +42,7 @@ class Document:
     label: str
     stem: str
     value: Any = None
-    lines: tuple[tuple[int, Any], ...] | None = None
+    lines: list[tuple[int, Any]] | None = None
     #: True when the values were parsed here (nobody else holds them): a loader may release them as it goes.
     parsed: bool = True
     #: True when the last JSONL line was cut off mid-record (a file still being written) and was left out.
@@ -263,7 +263,7 @@ def _parse_text(text: str, label: str, stem: str, jsonl: bool) -> Document:
             # A ".jsonl" name on one pretty-printed JSON document: read it as the document it is.
             return _parse_text(text, label, stem, jsonl=False)
         raise ConversationFormatError(label, str(problem)) from None
-    return Document(label=label, stem=stem, lines=tuple(lines), truncated_tail=truncated)
+    return Document(label=label, stem=stem, lines=lines, truncated_tail=truncated)
 
 
 def _is_one_document(text: str) -> bool:

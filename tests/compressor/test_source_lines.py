@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from compressor.formats.chat import MESSAGES_READER
+from compressor.formats.registry import reader_for
+from compressor.formats.shape import Shape
 from compressor.formats.source import _split_lines, read_source
 
 
@@ -32,3 +37,26 @@ class TestJsonlValues:
     def test_a_torn_last_line_is_left_out_and_said(self) -> None:
         document = read_source(b'{"role": "user", "content": "a"}\n{"role": "assis', "run.jsonl")
         assert document.lines is not None and len(document.lines) == 1 and document.truncated_tail
+
+
+class TestConsumedLines:
+    def test_a_parsed_jsonl_file_is_emptied_as_its_messages_are_built(self) -> None:
+        lines: list[tuple[int, Any]] = [
+            (1, {"role": "user", "content": "a"}),
+            (3, {"role": "assistant", "content": "b"}),
+        ]
+        shape = Shape.of_lines(lines, "run", consume=True)
+        assert (
+            shape.objects[1] == {"role": "assistant", "content": "b"} and reader_for(shape) is MESSAGES_READER
+        )
+        (conversation,) = MESSAGES_READER.read(shape)
+        assert [m.content for m in conversation.messages] == [
+            "a",
+            "b",
+        ] and conversation.source_format == "jsonl"
+        assert lines == [None, None] and not shape.objects and list(shape.located()) == []
+
+    def test_lines_handed_in_are_left_as_they_are(self) -> None:
+        lines: list[tuple[int, Any]] = [(1, {"role": "user", "content": "a"})]
+        (conversation,) = MESSAGES_READER.read(Shape.of_lines(lines, "run"))
+        assert conversation.messages[0].content == "a" and lines == [(1, {"role": "user", "content": "a"})]
