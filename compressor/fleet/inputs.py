@@ -19,6 +19,7 @@ from ..formats.places import find_sessions
 from ..formats.problems import FormatProblem
 from ..formats.registry import STORE_READERS
 from ..formats.stores import Store
+from ..jsontext import encodable
 from .values import Broken
 
 #: What the readers take (``formats``): JSON and JSONL of every agent, SWE-agent trajectories, SQLite stores.
@@ -109,7 +110,9 @@ def _walk(folder: Path, broken: list[Broken]) -> Iterable[Path]:
         for name in sorted(files):
             if Path(name).suffix.lower() in SUFFIXES:
                 path = Path(root) / name
-                if path.is_symlink() and not path.exists():
+                if encodable(str(path)) != str(path):  # as Dump review does: DuckDB and pages take only UTF-8
+                    broken.append(Broken(encodable(str(path)), "the file name is not valid UTF-8; rename it"))
+                elif path.is_symlink() and not path.exists():
                     broken.append(Broken(str(path), "is a link to nothing"))
                 elif path.is_symlink() and not inside(folder, path):  # the folder holds for its links too
                     broken.append(Broken(str(path), "links outside the folder; not read"))

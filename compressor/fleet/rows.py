@@ -7,10 +7,14 @@ of a dataset has one schema; the same values always give the same line.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 from collections.abc import Sequence
 from typing import Any
 
+from ..jsontext import writable_value
+from ..keyguard import KeyGuard
 from ..messages import Conversation, Message
 from ..replay import Outcome
 from ..tokens import COUNTER_NAMES, get_counter
@@ -106,10 +110,26 @@ TEMPLATE_SETTING = (-1.0, -1, -1.0)
 
 
 def line(dataset: str, **values: Any) -> str:
-    """One row of ``dataset`` as a JSON line; a column not given is null."""
-    return json.dumps(
-        {name: values.get(name) for name in SCHEMAS[dataset] if name != "seq"}, separators=(",", ":")
-    )
+    """One row of ``dataset`` as a JSON line; a column not given is null. DuckDB refuses a lone surrogate, so a
+    run's name or a file's path holding one (a broken escape, a name that is not UTF-8) has it written ``\\udXXX``."""
+    row = {name: values.get(name) for name in SCHEMAS[dataset] if name != "seq"}
+    if dataset not in _NAMED:
+        return json.dumps(row, separators=(",", ":"))
+    return known_key_guard().scrub(json.dumps(writable_value(row), separators=(",", ":")))
+
+
+#: The datasets whose text columns come from file names and run names (the others hold codes and numbers).
+_NAMED = frozenset({"files", "runs"})
+
+
+def known_key_guard() -> KeyGuard:
+    """The key this process holds (``API_KEY``): no part of the catalog may hold any form of it."""
+    return _guard(os.environ.get("API_KEY", ""))
+
+
+@functools.lru_cache(maxsize=4)
+def _guard(key: str) -> KeyGuard:
+    return KeyGuard([key])
 
 
 def outcome_lines(

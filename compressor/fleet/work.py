@@ -9,6 +9,7 @@ rebuilt with its catalogued counts sweeps exactly as the file it came from, with
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import zlib
 from collections.abc import Sequence
@@ -16,17 +17,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from pydantic_core import PydanticSerializationError
+
 from ..analysis import analyze, run_model_of
 from ..config import CurrentRoundCompressorConfig
 from ..cost import Price
 from ..errors import CompressorError
 from ..formats import load_conversations
+from ..jsontext import writable_value
 from ..messages import Conversation
 from ..quality import score_replay
 from ..replay import CompactionEvent, Outcome, SummaryModel, assess, resolve_price, simulate, sweep
 from ..tokens import _token_cache, get_counter, profile
 from ..windows import resolve_context_max
-from .rows import SCHEMAS, line, message_lines, outcome_lines, template_line
+from .rows import SCHEMAS, known_key_guard, line, message_lines, outcome_lines, template_line
 from .values import Bill, FleetGrid, RunRow
 
 #: zlib's fastest level: the kept JSON shrinks about fivefold for a few percent of the build.
@@ -198,7 +202,7 @@ def run_data(conversation: Conversation, number: int, task: FileTask, digest: st
     return RunData(
         row=row,
         counts=counts,
-        kept=zlib.compress(conversation.model_dump_json().encode(), KEPT_LEVEL),
+        kept=zlib.compress(kept_json(conversation), KEPT_LEVEL),
         play_key=play_key,
         outcomes=played.outcomes,
         template_key=template_key,
@@ -210,6 +214,16 @@ def run_data(conversation: Conversation, number: int, task: FileTask, digest: st
             + template_line(run_id, template_key, played.template, played.template_bill),
         },
     )
+
+
+def kept_json(conversation: Conversation) -> bytes:
+    """The conversation as the catalog keeps it: without any form of the key the process knows (``API_KEY``), and
+    with a lone surrogate written ``\\udXXX`` (JSON text cannot carry one; the run reads as the dashboard shows it)."""
+    try:
+        text = conversation.model_dump_json()
+    except PydanticSerializationError:
+        text = json.dumps(writable_value(conversation.model_dump(mode="json")), ensure_ascii=False)
+    return known_key_guard().scrub(text).encode()
 
 
 @dataclass(frozen=True)
