@@ -11,6 +11,7 @@ import base64
 import codecs
 import html
 import urllib.parse
+import warnings
 
 
 def _readings(text: str) -> list[str]:
@@ -18,7 +19,9 @@ def _readings(text: str) -> list[str]:
     readings = [text, urllib.parse.unquote(text), html.unescape(text)]
     for _ in range(2):  # JSON inside JSON escapes its escapes
         try:
-            readings.append(codecs.decode(readings[-1], "unicode_escape"))
+            with warnings.catch_warnings():  # markdown's "\-" is no escape: read as it stands
+                warnings.simplefilter("ignore", DeprecationWarning)
+                readings.append(codecs.decode(readings[-1], "unicode_escape"))
         except UnicodeDecodeError:
             break
     return readings
