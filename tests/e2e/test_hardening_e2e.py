@@ -1,6 +1,6 @@
 """The dashboard's hardening in Chromium, against a server with an endpoint and a key of its own: the key reaches
-only that endpoint (two sessions, one typing a URL), a zip holding one 190 MB message leaves the server up and
-another session working, and a session's temporary folder goes when the session ends."""
+only that endpoint (two sessions, one typing a URL), a zip holding one 190 MB message and a reply inflating to 1 GB
+leave the server up and another session working, and a session's temporary folder goes when the session ends."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from dashboard.state import scratch
 from tests.conftest import OPENJIUWEN_DUMPS
 from tests.e2e.conftest import SERVER_KEY, Served, healthy, new_page
 from tests.e2e.test_dashboard_e2e import assert_no_exception, demo_decision, go, wait_idle
+from tests.support.hostile_server import HostileServer, gzip_bomb
 from tests.support.openai_server import ScriptedServer
 
 pytestmark = pytest.mark.e2e
@@ -120,6 +121,33 @@ class TestBoundedUploads:
         other.keyboard.press("End")
         expect(other.get_by_text(demo_decision(0.99), exact=True)).to_be_visible()
         for page in (uploader, other):
+            assert_no_exception(page)
+            page.context.close()
+
+
+class TestBoundedReplies:
+    def test_a_reply_inflating_to_1_gb_fails_the_run_and_another_session_keeps_working(
+        self, browser: Any, served: Served
+    ) -> None:
+        with HostileServer(gzip_bomb(1024**3)) as bomb:
+            runner, other = opened(browser, served), opened(browser, served)
+            live_openai(runner)
+            runner.get_by_text("Use the server's endpoint").click()
+            wait_idle(runner)
+            runner.get_by_label("Base URL").fill(bomb.url)
+            runner.get_by_label("Model name").fill("bomb-model")
+            runner.get_by_role("textbox", name="API key").fill("sk-visitor-typed-0123456789")
+            runner.get_by_role("textbox", name="API key").press("Enter")
+            wait_idle(runner)
+            run_compaction(runner)
+            assert bomb.calls >= 1  # the reply was really sent: decompression stopped at the cap each time
+        expect(runner.get_by_text(re.compile(r"^Compaction failed after \d+ calls: the reply of"))).to_be_visible()
+        assert healthy(served.url)
+        slider = other.get_by_role("slider", name="trigger_context_ratio")  # the other session still answers
+        slider.focus()
+        other.keyboard.press("End")
+        expect(other.get_by_text(demo_decision(0.99), exact=True)).to_be_visible()
+        for page in (runner, other):
             assert_no_exception(page)
             page.context.close()
 
