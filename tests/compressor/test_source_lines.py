@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -9,18 +10,51 @@ import pytest
 from compressor.formats.chat import MESSAGES_READER
 from compressor.formats.registry import reader_for
 from compressor.formats.shape import Shape
-from compressor.formats.source import _split_lines, read_source
+from compressor.formats.source import _decode_line, _line_spans, read_source
 
 
-class TestSplitLines:
+class TestLineSpans:
     @pytest.mark.parametrize(
         "text", ["", "a", "a\n", "\n", "a\nb", "a\n\nb\n", "x\r\ny\u2028z\n\n", "\n\n\n"]
     )
     def test_the_lines_of_split(self, text: str) -> None:
-        lines = list(_split_lines(text))
-        assert [raw for _, raw, _ in lines] == text.split("\n")
-        assert [number for number, _, _ in lines] == list(range(1, len(lines) + 1))
-        assert [last for _, _, last in lines] == [False] * (len(lines) - 1) + [True]
+        spans = list(_line_spans(text))
+        assert [text[start:end] for _, start, end, _ in spans] == text.split("\n")
+        assert [number for number, _, _, _ in spans] == list(range(1, len(spans) + 1))
+        assert [last for _, _, _, last in spans] == [False] * (len(spans) - 1) + [True]
+
+
+#: Lines as a JSONL file may hold them, good and bad: each is read in place exactly as it would be alone.
+LINES = [
+    '{"role": "user", "content": "a"}',
+    '  {"a": 1}  \r',
+    "123",
+    "1e999",
+    '"text"',
+    '{"a": ',
+    '{"a": 1} {"b": 2}',
+    '{"a": 1} x',
+    "\u00a0{}",
+    "[1, 2,",
+    '{"a": "\u00e9"}',
+    "nul",
+]
+
+
+class TestDecodeLine:
+    @pytest.mark.parametrize("line", LINES)
+    @pytest.mark.parametrize("after", ["", "\n", '\n  1}\n{"c": 3}', "\n]"])
+    def test_a_line_read_in_place_is_the_line_read_alone(self, line: str, after: str) -> None:
+        text = "\n" + line + after
+        start, end = 1, 1 + len(line)
+        try:
+            expected: Any = json.loads(line)
+        except json.JSONDecodeError as error:
+            with pytest.raises(json.JSONDecodeError) as raised:
+                _decode_line(json.JSONDecoder(), text, start, end)
+            assert (raised.value.msg, raised.value.colno) == (error.msg, error.colno)
+        else:
+            assert _decode_line(json.JSONDecoder(), text, start, end) == expected
 
 
 class TestJsonlValues:
