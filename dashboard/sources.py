@@ -25,6 +25,9 @@ MAX_ZIP_MEMBERS = 5000
 #: The most characters one message may hold here: more than any model's window, and a text this long would
 #: tie the server up tokenising it (a 190 MB message took 10 GB and minutes); the conversation is refused instead.
 MAX_MESSAGE_CHARS = 2_000_000
+#: The most characters of conversations one session may hold (what its pages may tokenise): two full uploads.
+#: Past it a new file is refused until some are cleared, so no session can keep the server tokenising.
+MAX_SESSION_CHARS = 2 * MAX_TOTAL_BYTES
 #: Member suffixes read from a zip (nested archives are not opened).
 MEMBER_SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj")
 
@@ -124,6 +127,30 @@ def oversized_message(conversation: Conversation, limit: int = MAX_MESSAGE_CHARS
                     "(more than any model's window); split or trim it"
                 )
     return None
+
+
+def conversation_chars(conversation: Conversation) -> int:
+    """The characters of a conversation that would be tokenised (``message_chars`` of each message)."""
+    return sum(message_chars(message) for message in (*conversation.system, *conversation.messages))
+
+
+def within_session_budget(
+    outcomes: Sequence[FileOutcome], held_chars: int, *, limit: int | None = None
+) -> list[FileOutcome]:
+    """``outcomes`` in order, each file that would take the session past ``limit`` characters refused instead."""
+    limit = MAX_SESSION_CHARS if limit is None else limit
+    kept: list[FileOutcome] = []
+    for outcome in outcomes:
+        size = sum(conversation_chars(conversation) for conversation in outcome.conversations)
+        if outcome.ok and held_chars + size > limit:
+            kept.append(FileOutcome(outcome.file, error=(
+                f"{outcome.file}: refused, this session would hold {held_chars + size:,} characters of "
+                f"conversations, over the {limit:,} one session may hold; clear the loaded conversations first"
+            )))  # fmt: skip
+            continue
+        held_chars += size
+        kept.append(outcome)
+    return kept
 
 
 def expand_zip(

@@ -21,7 +21,16 @@ from compressor.secrets import Finding, find_secrets_in_messages
 
 from .. import roots
 from ..settings import Settings
-from ..sources import FileOutcome, LoadedConversation, loaded_items, one_line, parse_upload, parse_uploads
+from ..sources import (
+    FileOutcome,
+    LoadedConversation,
+    conversation_chars,
+    loaded_items,
+    one_line,
+    parse_upload,
+    parse_uploads,
+    within_session_budget,
+)
 from . import keys, live
 
 #: The bundled run every session opens with.
@@ -106,6 +115,8 @@ def new_uploads(files: Sequence[UploadedFile], seen_key: str = keys.K_SEEN_UPLOA
 
 
 def _keep(origin: str, outcomes: Sequence[FileOutcome], *, root_index: int | None = None) -> None:
+    held = sum(conversation_chars(item.conversation) for item in items().values())
+    outcomes = within_session_budget(outcomes, held)  # a tokenising budget per session
     add_items(loaded_items(origin, outcomes, root_index=root_index), select=True)
     set_load_report(outcomes)
 

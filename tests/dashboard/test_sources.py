@@ -8,17 +8,24 @@ import warnings
 import zipfile
 from pathlib import Path
 
+import pytest
+from streamlit.testing.v1 import AppTest
+
 from compressor.messages import Message
+from dashboard import sources
 from dashboard.sources import (
     MAX_MESSAGE_CHARS,
+    conversation_chars,
     expand_zip,
     loaded_items,
     message_chars,
     parse_upload,
     parse_uploads,
     safe_file_name,
+    within_session_budget,
 )
-from tests.dashboard.conftest import DEMO, OPENJIUWEN_DUMPS, SAMPLES, demo_conversation
+from dashboard.state import keys
+from tests.dashboard.conftest import DEMO, OPENJIUWEN_DUMPS, SAMPLES, demo_conversation, unescaped
 
 GOOD = json.dumps(
     {"messages": [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}]}
@@ -169,6 +176,34 @@ class TestBoundedWork:
         (outcome,) = parse_upload("many.zip", archive, max_total_bytes=1024)
         assert outcome.error is not None
         assert outcome.error.startswith("many.zip: unpacks to ") and outcome.error.endswith(" limit")
+
+
+class TestSessionBudget:
+    def test_files_past_the_sessions_budget_are_refused_in_order(self) -> None:
+        outcomes = parse_uploads([(f"{n}.json", json.dumps([{"role": "user", "content": "x" * 100}]).encode())
+                                  for n in range(4)])  # fmt: skip
+        kept = within_session_budget(outcomes, held_chars=50, limit=300)
+        assert [outcome.ok for outcome in kept] == [True, True, False, False]
+        assert kept[2].error == (
+            "2.json: refused, this session would hold 350 characters of conversations, over the 300 one session "
+            "may hold; clear the loaded conversations first"
+        )
+
+    def test_the_load_page_refuses_past_the_budget_and_takes_files_again_once_cleared(
+        self, app: AppTest, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(sources, "MAX_SESSION_CHARS", conversation_chars(demo_conversation()) + 150)
+        app.switch_page("views/load.py").run()
+        big = json.dumps([{"role": "user", "content": "y" * 200}]).encode()
+        app.file_uploader(key=keys.W_UPLOAD).set_value(("big.json", big, "application/json")).run()
+        assert [unescaped(e.value) for e in app.error] == [
+            next(o.error for o in within_session_budget(parse_uploads([("big.json", big)]),
+                                                        conversation_chars(demo_conversation())) if o.error)
+        ]  # fmt: skip
+        assert all(item.file != "big.json" for item in app.session_state[keys.K_ITEMS].values())
+        app.button(key=keys.page_widget("load", "clear")).click().run()
+        app.file_uploader(key=keys.W_UPLOAD).set_value(("again.json", big, "application/json")).run()
+        assert not app.error and [item.file for item in app.session_state[keys.K_ITEMS].values()] == ["again.json"]
 
 
 class TestFileNames:
