@@ -5,7 +5,15 @@ passed in; tests read ``fig.data`` and ``fig.layout``, pages only hand the figur
 """
 
 from .dumps import before_vs_after, over_time, reduction_histogram
-from .run import HEATMAPS, OutcomeText, context_figure, heatmap_figure, mark_step, tradeoff_figure
+from .run import (
+    HEATMAPS,
+    OutcomeText,
+    context_figure,
+    cost_heatmap,
+    heatmap_figure,
+    mark_step,
+    tradeoff_figure,
+)
 from .span import MAX_BARS, SEGMENT_ORDER, Bar, group_bars, span_bars
 from .style import HEAT_SCALE, PALETTE, PART_COLOURS
 from .window import before_after, label_rows, window_bar
@@ -22,6 +30,7 @@ __all__ = [
     "before_after",
     "before_vs_after",
     "context_figure",
+    "cost_heatmap",
     "group_bars",
     "heatmap_figure",
     "label_rows",

@@ -8,11 +8,11 @@ so the same figure is drawn in any language and never relabelled afterwards.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from compressor.replay import Metric, Outcome, Simulation, Sweep
+from compressor.replay import Assessment, Metric, Outcome, Simulation, Sweep
 
 from .style import HEAT_SCALE, PALETTE
 
@@ -97,10 +97,57 @@ def heatmap_figure(
         ["–" if value is None else (f"{value:.1%}" if percent else f"{value:,}") for value in row]
         for row in grid
     ]
+    title = labels[f"heat.{metric}"]
+    return _heatmap(
+        sweep, grid, text, metric=metric, title=title, percent=percent, labels=labels, min_target=min_target
+    )
+
+
+def cost_heatmap(
+    sweep: Sweep,
+    assessments: Sequence[Assessment],
+    *,
+    labels: Mapping[str, str],
+    amount: Callable[[float], str],
+    min_target: float | None = None,
+) -> go.Figure:
+    """Each setting's run cost (``Assessment.cost``: USD with a price, else tokens) on the sweep's grid, written
+    with ``amount``."""
+    target = sweep.min_targets[0] if min_target is None else min_target
+    by_key = {a.outcome.key: a.cost for a in assessments}
+    grid: list[list[float | int | None]] = [
+        [by_key.get((ratio, keep, target)) for ratio in sweep.ratios] for keep in sweep.keeps
+    ]
+    text = [["–" if value is None else amount(value) for value in row] for row in grid]
+    return _heatmap(
+        sweep,
+        grid,
+        text,
+        metric="cost",
+        title=labels["heat.cost"],
+        percent=False,
+        labels=labels,
+        min_target=min_target,
+    )
+
+
+def _heatmap(
+    sweep: Sweep,
+    grid: list[list[float | int | None]],
+    text: list[list[str]],
+    *,
+    metric: str,
+    title: str,
+    percent: bool,
+    labels: Mapping[str, str],
+    min_target: float | None,
+) -> go.Figure:
     values = [value for row in grid for value in row if value is not None]
     top = max([*values, 1.0 if percent else 1])
     colorbar: dict[str, object] = {"tickformat": ".0%" if percent else ",d"}
-    if not percent and top <= SMALL_COUNT:
+    if metric == "cost":
+        colorbar = {}
+    elif not percent and top <= SMALL_COUNT:
         # a few compactions: one tick per whole number, never "1, 1, 2, 2" from 0.5 steps
         colorbar["dtick"] = 1
     fig = go.Figure(
@@ -111,7 +158,7 @@ def heatmap_figure(
             text=text,
             texttemplate="%{text}",
             colorscale=HEAT_SCALE,
-            # counts and shares are never negative: the scale starts at 0, also when every cell is 0
+            # counts, shares and costs are never negative: the scale starts at 0, also when every cell is 0
             zmin=0,
             zmax=top,
             colorbar=colorbar,
@@ -121,7 +168,7 @@ def heatmap_figure(
     )
     target = sweep.min_targets[0] if min_target is None else min_target
     fig.update_layout(
-        title=labels["heat_title"].format(title=labels[f"heat.{metric}"], target=f"{target:g}"),
+        title=labels["heat_title"].format(title=title, target=f"{target:g}"),
         xaxis={"title": "trigger_context_ratio", "type": "category"},
         yaxis={"title": "keep_recent_messages", "type": "category"},
         margin={"t": 50, "l": 60, "r": 20, "b": 40},

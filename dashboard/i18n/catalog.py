@@ -58,6 +58,7 @@ CHART_KEYS: tuple[str, ...] = (
     "heat.compactions",
     "heat.compaction_input_tokens",
     "heat.peak_utilisation",
+    "heat.cost",
     "heat_title",
     "hover.step",
     "hover.heat",

@@ -125,6 +125,7 @@ STRINGS: dict[str, str] = {
     "chart.tradeoff_title": "Compaction cost against headroom",
     "chart.tradeoff_x": "headroom at the peak (1 − peak / context_max)",
     "chart.tradeoff_y": "tokens sent to the compaction model",
+    "chart.heat.cost": "Run cost, agent and compaction calls",
     "chart.heat.compactions": "Compactions over the run",
     "chart.heat.compaction_input_tokens": "Tokens sent to the compaction model",
     "chart.heat.peak_utilisation": "Peak context sent, share of the capacity",
@@ -489,6 +490,41 @@ STRINGS: dict[str, str] = {
     "dumps.rerun_backend.live": "The Live compaction page's backend",
     "dumps.rerun_compare": "The recorded compaction went from {before:,} to {after:,} tokens.",
     # Tune page
+    "tune.bill": "What it costs",
+    "tune.price": "Price the run as",
+    "tune.price.own": "the run's own model ({model})",
+    "tune.price.none": "tokens: {model} is not in the price table",
+    "tune.price.unnamed": "tokens: the run names no model",
+    "tune.price_help": (
+        "A row of the bundled price table (USD per million tokens, with the page and the date it comes from). "
+        "The run's own model is the one the sidebar's model window names, else the one its file names, as "
+        "compaction-lab simulate chooses it. Without a price every cost is counted in tokens."
+    ),
+    "tune.price_caption": (
+        "Priced as {model}, USD per 1M tokens: input ${input}, cached ${cached}, cache write ${write}, output "
+        "${output} (from {source}, {date}); cache reads and writes are billed as the provider bills them."
+    ),
+    "tune.price_caption.tokens": (
+        "No price: costs are counted in tokens, every input token as one, cached or not. Pick a model to "
+        "price the run."
+    ),
+    "tune.cost.tokens": "{tokens:,} tokens",
+    "tune.cost.with": "Run cost, with compaction",
+    "tune.cost.with_help": "The agent's calls with this setting and the compaction calls, cache reads and writes priced.",
+    "tune.cost.without": "Run cost, without compaction",
+    "tune.cost.saved": "Compaction saves",
+    "tune.cost.saved_help": "Without compaction minus with it (negative: on this run compaction costs more than it saves).",
+    "tune.cost.in_usd": " ($)",
+    "tune.cost.in_tokens": " (tokens)",
+    "tune.cost.col.message": "Message",
+    "tune.cost.col.call": "Compaction call",
+    "tune.cost.col.invalidated": "Cached tokens invalidated",
+    "tune.cost.col.written": "Tokens written to the cache again",
+    "tune.cost.col.next_call": "Next call, extra",
+    "tune.cost.col.saving": "Saved at each later call",
+    "tune.cost.col.payback": "Pays back",
+    "tune.payback.paid": "after {calls}, of the {horizon} it had",
+    "tune.payback.never": "never, in the {horizon} it had",
     "tune.title": "Tune",
     "tune.empty": (
         "No conversation is loaded. Open the Load page to upload an agent run or to pick a sample, then come "

@@ -31,16 +31,19 @@ from .messages import (
     preview,
     span_frame,
 )
-from .runs import compactions_frame, sweep_frame
+from .runs import COST_COLUMNS, COST_MONEY, compaction_costs_frame, compactions_frame, sweep_frame
 
 __all__ = [
     "COLLAPSED_SECONDS",
+    "COST_COLUMNS",
+    "COST_MONEY",
     "DUMP_COLUMNS",
     "MISSING",
     "PREVIEW_CHARS",
     "SPAN_COLUMNS",
     "attempts_table",
     "checklist_table",
+    "compaction_costs_frame",
     "compactions_frame",
     "debug_table",
     "dump_frame",

@@ -6,10 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from compressor.quality import score_replay
-from compressor.replay import Recommendation, recommend
+from compressor.replay import Recommendation, assess_sweep, recommend
 from compressor.window_parts import run_peaks
-from dashboard import charts, loading, report, tables
-from dashboard.compaction_view import live_replay_panel
+from dashboard import charts, loading, report, tables, tune_view
 from dashboard.components import plain, stats, stop_when_empty, table
 from dashboard.follow import follow_panel
 from dashboard.i18n import (
@@ -17,7 +16,6 @@ from dashboard.i18n import (
     chart_labels,
     compaction_headers,
     counted,
-    option_labels,
     outcome_stats,
     outcome_words,
     recommendation_sentences,
@@ -47,42 +45,7 @@ st.caption(
 follow_panel(item, "tune")
 
 # -- the summary model ----------------------------------------------------------------------------
-st.subheader(t("tune.summary"))
-kind = st.radio(
-    t("tune.summary_kind"),
-    replays.SUMMARY_KINDS,
-    format_func=option_labels("tune.summary.", language),
-    key=keys.W_SUMMARY_KIND,
-    persist_state=keys.PERSIST,
-    horizontal=True,
-    help=t("tune.summary_help"),
-)
-if kind == "fixed":
-    st.number_input(
-        t("tune.summary_tokens"),
-        min_value=1,
-        max_value=1_000_000,
-        step=100,
-        key=keys.W_SUMMARY_TOKENS,
-        persist_state=keys.PERSIST,
-        width=280,
-    )
-elif kind == "ratio":
-    st.number_input(
-        t("tune.summary_ratio"),
-        min_value=0.01,
-        max_value=1.0,
-        step=0.01,
-        format="%.2f",
-        key=keys.W_SUMMARY_RATIO,
-        persist_state=keys.PERSIST,
-        width=280,
-    )
-elif kind == "offline":
-    st.caption(t("tune.offline_note"))
-
-if kind == "live":
-    live_replay_panel(item, settings)
+tune_view.summary_model(item, settings)
 
 # -- this setting over the run --------------------------------------------------------------------
 with st.spinner(t("tune.replaying")):
@@ -117,6 +80,11 @@ if simulation.events:
     table(frame, hide_index=True, labels=compaction_headers(language))
 else:
     st.caption(t("tune.no_events"))
+
+# -- what it costs: the price, the run's bill and each compaction's line (cache writes, payback) -------------
+st.subheader(t("tune.bill"))
+price = tune_view.price_choice(conversation, settings)
+tune_view.run_bill(simulation, price)
 
 # -- the sweep ------------------------------------------------------------------------------------
 st.subheader(t("tune.sweep"))
@@ -154,9 +122,17 @@ if sweep_summary == "offline":
 with st.spinner(t("tune.sweeping", settings=counted(len(ratios) * len(keeps), "setting", language))):
     swept = replays.sweep_for(item, settings, sweep_summary, ratios, keeps)
 
-tabs = st.tabs([labels[f"heat.{metric}"] for metric in charts.HEATMAPS])
-for tab, metric in zip(tabs, charts.HEATMAPS, strict=True):
+tabs = st.tabs([labels[f"heat.{metric}"] for metric in (*charts.HEATMAPS, "cost")])
+for tab, metric in zip(tabs, charts.HEATMAPS, strict=False):
     tab.plotly_chart(charts.heatmap_figure(swept, metric, labels=labels), key=f"tune_heat_{metric}")
+bills = assess_sweep(
+    swept, price.price
+)  # every setting's bill at the chosen price (the recommendation's own)
+unit = "usd" if price.price is not None else "tokens"
+tabs[-1].plotly_chart(
+    charts.cost_heatmap(swept, bills, labels=labels, amount=lambda v: tune_view.amount(v, unit)),
+    key="tune_heat_cost",
+)
 
 # -- the recommendation and the downloads: a headroom move reruns only this part ----------------------
 
@@ -173,7 +149,12 @@ def recommendation_and_downloads() -> None:
         persist_state=keys.PERSIST,
         help=t("tune.headroom_help"),
     )
-    recommendation = recommend(swept, headroom=float(headroom))
+    current = (
+        settings.trigger_context_ratio,
+        settings.keep_recent_messages,
+        settings.min_target_context_ratio,
+    )
+    recommendation = recommend(swept, headroom=float(headroom), price=price.price, current=current)
     chosen = recommendation.setting
     st.plotly_chart(charts.tradeoff_figure(swept, chosen, labels=labels), key="tune_tradeoff")
     blocker = loading.compaction_blocker(item)

@@ -14,9 +14,20 @@ from streamlit.testing.v1 import AppTest
 
 from compressor.backends import OfflineBackend
 from compressor.config import CurrentRoundCompressorConfig
-from compressor.replay import Simulation, Sweep, estimate_live_cost, recommend, simulate, sweep
+from compressor.cost import find_price
+from compressor.cost.ledger import rounded
+from compressor.replay import (
+    Simulation,
+    Sweep,
+    assess_simulation,
+    assess_sweep,
+    estimate_live_cost,
+    recommend,
+    simulate,
+    sweep,
+)
 from compressor.window_parts import run_peaks
-from dashboard.i18n import chart_labels
+from dashboard.i18n import chart_labels, translate
 from dashboard.i18n import recommendation_sentences as words
 from dashboard.state import keys, replays
 from tests.conftest import SAMPLES
@@ -43,8 +54,26 @@ def swept(ratios: tuple[float, ...] = DEFAULT_RATIOS, keeps: tuple[int, ...] = (
     return sweep(demo_conversation(), ratios=ratios, keeps=keeps, context_max=16_000, summary="ratio:0.1")
 
 
+#: The run's bill under "What it costs" (TestBill), apart from the replay's six numbers, in both languages.
+BILL = {
+    translate(language, key)
+    for language in ("en", "zh")
+    for key in ("tune.cost.with", "tune.cost.without", "tune.cost.saved")
+}
+CURRENT = (0.8, 0, 0.1)
+PRICE = keys.page_widget(
+    "tune", "price"
+)  # the sidebar's setting: the recommendation prices it beside the pick, as the CLI does
+
+
 def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    """The replay's numbers (the bill's own are checked by TestBill)."""
+    return {m.label: m.value for m in at.metric if m.label not in BILL}
+
+
+def compactions_table(at: AppTest) -> Any:
+    """The replay's compaction attempts (the bill's own table follows it)."""
+    return next(frame for frame in at.dataframe if "outcome" in frame.value.columns)
 
 
 def shown(run: Simulation) -> dict[str, str]:
@@ -121,7 +150,7 @@ class TestFirstLoad:
         assert traces["compaction"]["y"] == [step.context_tokens]
         assert traces["sent"]["y"][run.steps.index(step)] == step.sent_tokens < step.context_tokens
         assert "refused" not in traces
-        (table,) = tune.dataframe
+        table = compactions_table(tune)
         assert table.value["message"].tolist() == [f"#{event.index}"]
         assert table.value["outcome"].tolist() == ["Compacted"]
         assert table.value["window"].tolist() == [step.context_tokens]  # the window total Demo shows there
@@ -160,7 +189,7 @@ class TestSidebarSettings:
         assert metrics(tune)["Trigger first fires"] == f"#{compacted[0]}"
         markers = {trace["meta"]: trace["x"] for trace in charts(tune)["Context over the run"]["data"]}
         assert markers["compaction"] == compacted
-        (table,) = tune.dataframe
+        table = compactions_table(tune)
         assert table.value["message"].tolist() == [f"#{index}" for index in compacted]
 
     def test_keep_recent_changes_the_replay(self, tune: AppTest) -> None:
@@ -181,7 +210,7 @@ class TestSidebarSettings:
 
 class TestRecommendation:
     def test_the_reasoning_is_compressors(self, tune: AppTest) -> None:
-        expected = recommend(swept(), headroom=0.1)
+        expected = recommend(swept(), headroom=0.1, current=CURRENT)
         chosen = expected.setting
         assert chosen is not None
         assert tune.success[0].value == (
@@ -231,7 +260,8 @@ class TestRecommendation:
                 keeps=(0, 2, 4, 8),
                 context_max=2_000,
                 summary="ratio:0.1",
-            )
+            ),
+            current=CURRENT,
         )
         assert recommendation_sentences(tune) == words(expected, "en")
         assert not [b for b in tune.button if b.key == keys.page_widget("tune", "apply")]
@@ -340,7 +370,7 @@ class TestLanguage:
         assert names == {
             zh[key] for key in ("uncompacted", "read", "sent", "threshold", "context_max", "compaction")
         }
-        chosen = recommend(swept(), headroom=0.1)
+        chosen = recommend(swept(), headroom=0.1, current=(0.6, 0, 0.1))
         assert chosen.setting is not None
         assert tune.success[0].value.startswith(
             f"建议使用 trigger_context_ratio {chosen.trigger_context_ratio:g}"
@@ -385,4 +415,53 @@ class TestOtherConversations:
         path = SAMPLES / "transcripts" / name
         at = self.load(app, name, path.read_bytes())
         no_exception(at)
-        assert len(at.metric) == 6
+        assert len(metrics(at)) == 6 and len(at.metric) == 6 + len(BILL) // 2
+
+
+class TestBill:
+    """What the setting costs, beside the sweep (issue 12): the run's bill, each compaction's line and a cost
+    heatmap, in tokens without a price and in dollars at a chosen model's price, as ``compaction-lab simulate``."""
+
+    def test_without_a_price_the_bill_counts_tokens(self, tune: AppTest) -> None:
+        ledger = assess_simulation(replayed(), None).ledger
+        bill = {m.label: m.value for m in tune.metric if m.label in BILL}
+        assert bill == {
+            "Run cost, with compaction": f"{round(ledger.with_compaction.cost):,} tokens",
+            "Run cost, without compaction": f"{round(ledger.without_compaction.cost):,} tokens",
+            "Compaction saves": f"{round(ledger.saved):,} tokens",
+        }
+        assert "No price: costs are counted in tokens" in texts(tune)
+        assert tune.selectbox(key=PRICE).value == ""  # the run's own model: the demo names none
+        (line,) = ledger.compactions
+        frame = next(f.value for f in tune.dataframe if "payback" in f.value.columns)
+        assert frame["message"].tolist() == [f"#{line.index}"]
+        assert frame["written"].tolist() == [line.cache_write_tokens]
+        assert frame["invalidated"].tolist() == [line.invalidated_tokens]
+
+    def test_a_chosen_price_bills_the_run_in_dollars_and_the_recommendation_follows(
+        self, tune: AppTest
+    ) -> None:
+        tune.selectbox(key=PRICE).set_value("gpt-4o").run()
+        no_exception(tune)
+        price = find_price("gpt-4o")
+        assert price is not None
+        ledger = assess_simulation(replayed(), price).ledger
+        bill = {m.label: m.value for m in tune.metric if m.label in BILL}
+        assert bill["Run cost, with compaction"] == f"${ledger.with_compaction.cost:,.4f}"
+        assert bill["Run cost, without compaction"] == f"${ledger.without_compaction.cost:,.4f}"
+        assert "Priced as gpt-4o, USD per 1M tokens: input $2.5, cached $1.25" in texts(tune)
+        (line,) = ledger.compactions
+        frame = next(f.value for f in tune.dataframe if "payback" in f.value.columns)
+        assert frame["call"].tolist() == [rounded(line.call_cost, "usd")]
+        assert line.payback == "paid" and line.payback_calls is not None
+        assert frame["payback"].tolist() == [
+            f"after {line.payback_calls} calls, of the {line.horizon_calls} calls it had"
+        ]
+        expected = recommend(swept(), headroom=0.1, price=price, current=CURRENT)
+        assert expected.unit == "usd"
+        assert recommendation_sentences(tune) == words(expected, "en")
+        assert any(sentence.startswith("The current setting") for sentence in recommendation_sentences(tune))
+        heat = charts(tune)["Run cost, agent and compaction calls (min_target_context_ratio 0.1)"]["data"][0]
+        costs = {a.outcome.key: a.cost for a in assess_sweep(swept(), price)}
+        assert heat["z"][0][DEFAULT_RATIOS.index(0.8)] == pytest.approx(costs[CURRENT])
+        assert heat["zmin"] == 0
