@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard.state import keys
-from tests.dashboard.conftest import no_exception
+from tests.dashboard.conftest import no_exception, unescaped
 from tests.dashboard.test_security_ui import (
     TYPED_KEY,
     TestTypedApiKey,
@@ -63,3 +63,22 @@ class TestEveryFormOfTheTypedKey:
     def test_an_error_quoting_it(self, app: AppTest, encoding: str) -> None:
         at = live_run(app, 401, encoding)
         assert at.error and leaks(at) == {}
+
+
+class TestAKeyNoHeaderCanCarry:
+    @pytest.mark.parametrize(
+        ("typed", "words"),
+        [(f"{TYPED_KEY}\r", "ends in a carriage return"), (f"{TYPED_KEY[:8]}\t{TYPED_KEY[8:]}", "holds a tab"),
+         (f"{TYPED_KEY}\u200b", "the control character U+200B")],
+        ids=["windows-line-ending", "pasted-tab", "zero-width-space"],
+    )  # fmt: skip
+    def test_it_is_refused_on_the_page_and_never_sent(self, app: AppTest, typed: str, words: str) -> None:
+        app.switch_page("views/compact.py").run()
+        with HostileServer(echo_key("plain")) as server:
+            choose_openai(app, server.url, key=typed)
+            run_compaction(app)
+            assert server.requests == []
+        no_exception(app)
+        errors = [unescaped(element.value) for element in app.error]
+        assert len(errors) == 1 and words in errors[0] and "not sent" in errors[0]
+        assert spellings(rendered_except_the_key_field(app), TYPED_KEY) == []
