@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from .markers import INTERNAL_PREFIXES
+from .message_storage import COUNT_SLOTS, NO_EXTRA, share_fields_set, token_counts
 
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
@@ -25,59 +26,6 @@ _LEADING_SPACE = re.compile(r"\s*")
 
 #: Content-part types that carry an image; they are priced separately, never as text.
 IMAGE_PART_TYPES: frozenset[str] = frozenset({"image_url", "image", "input_image"})
-
-
-#: One shared ``fields_set`` per combination of set fields (values are frozen, so nothing adds to it);
-#: a set per instance would cost ~200 bytes a message. Bounded: odd inputs keep their own set.
-_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
-_FIELDS_SETS_MAX = 256
-
-
-def _share_fields_set(model: BaseModel) -> None:
-    own = model.__pydantic_fields_set__
-    key = frozenset(own)
-    shared = _FIELDS_SETS.get(key)
-    if shared is None:
-        if len(_FIELDS_SETS) >= _FIELDS_SETS_MAX:
-            return
-        shared = _FIELDS_SETS[key] = set(own)
-    object.__setattr__(model, "__pydantic_fields_set__", shared)
-
-
-#: The one empty ``__pydantic_extra__`` messages without unknown fields share (a dict each cost 64 bytes); nothing
-#: writes to it: a frozen model refuses attributes and ``model_copy`` copies it before adding to it.
-_NO_EXTRA: dict[str, Any] = {}
-
-#: The slot that holds each built-in counter's count on a message; other counters' counts share one dict.
-COUNT_SLOTS: dict[str, str] = {"cl100k_base": "_cl100k_count", "o200k_base": "_o200k_count", "string_length": "_length_count"}
-
-
-def cached_count(message: Message, counter: str) -> int | None:
-    """The count ``counter`` made of ``message``, if it made one."""
-    slot = COUNT_SLOTS.get(counter)
-    if slot is not None:
-        return getattr(message, slot, None)
-    other: dict[str, int] | None = getattr(message, "_other_counts", None)
-    return None if other is None else other.get(counter)
-
-
-def keep_count(message: Message, counter: str, tokens: int) -> None:
-    """Remember ``counter``'s count of ``message`` on it (the message is frozen, so the count stays right)."""
-    slot = COUNT_SLOTS.get(counter)
-    if slot is not None:
-        object.__setattr__(message, slot, tokens)
-        return
-    other: dict[str, int] | None = getattr(message, "_other_counts", None)
-    if other is None:
-        other = {}
-        object.__setattr__(message, "_other_counts", other)
-    other[counter] = tokens
-
-
-def token_counts(message: Message) -> dict[str, int]:
-    """Every count held on ``message``, by counter name."""
-    held = {name: getattr(message, slot) for name, slot in COUNT_SLOTS.items() if hasattr(message, slot)}
-    return {**held, **(getattr(message, "_other_counts", None) or {})}
 
 
 def _json_arguments(value: Any) -> str:
@@ -122,9 +70,9 @@ class ToolCall(BaseModel):
         return data
 
     def model_post_init(self, context: Any, /) -> None:
-        _share_fields_set(self)
+        share_fields_set(self)
         if not self.__pydantic_extra__:
-            object.__setattr__(self, "__pydantic_extra__", _NO_EXTRA)
+            object.__setattr__(self, "__pydantic_extra__", NO_EXTRA)
 
     def openai(self) -> dict[str, Any]:
         """OpenAI nested form, as openJiuwen serialises and prices tool calls."""
@@ -178,9 +126,9 @@ class Message(BaseModel):
     __slots__ = (*COUNT_SLOTS.values(), "_other_counts")
 
     def model_post_init(self, context: Any, /) -> None:
-        _share_fields_set(self)
+        share_fields_set(self)
         if not self.__pydantic_extra__:
-            object.__setattr__(self, "__pydantic_extra__", _NO_EXTRA)
+            object.__setattr__(self, "__pydantic_extra__", NO_EXTRA)
 
     @field_validator("content", mode="before")
     @classmethod

@@ -24,7 +24,8 @@ import tiktoken
 
 from .errors import ConfigError
 from .image_tokens import image_part_tokens, is_image_part
-from .messages import Conversation, Message, ToolDef, cached_count, keep_count, token_counts
+from .message_storage import cached_count, keep_count, token_counts
+from .messages import Conversation, Message, ToolDef
 from .sanitize import content_text, sanitize_string, sanitize_value
 from .token_chunks import CHUNK_CHARS, count_in_chunks
 
