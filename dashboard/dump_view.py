@@ -120,6 +120,9 @@ def _rerun(path: str, record: DumpRecord, settings: Settings, choice: str, force
     if stored[0] != signature:
         st.warning(t("compact.stale"))
     result = stored[1]
+    # a re-run is ours, made now: never to be mistaken for the compaction the dump recorded
+    which = t("dumps.rerun_badge.recorded") if slot == "recorded" else t("dumps.rerun_badge.sidebar")
+    st.badge(which, icon=":material/replay:", color="violet")
     recorded = (record.prefix_count, record.compress_count, record.tail_count)
     split = " / ".join(str(count) for count in recorded)
     if result.span_counts == recorded:

@@ -253,6 +253,8 @@ STRINGS: dict[str, str] = {
     "dumps.rerun.recorded": "Re-run with the dump's settings",
     "dumps.rerun.sidebar_title": "2. Try the sidebar's settings",
     "dumps.rerun.sidebar": "Re-run with the sidebar's settings",
+    "dumps.rerun_badge.recorded": "Re-run now with the dump's own settings: not the recorded compaction",
+    "dumps.rerun_badge.sidebar": "Re-run now with the sidebar's settings: not the recorded compaction",
     "dumps.split_same": "The split is the recorded one: prefix / compress / tail {split}.",
     "dumps.split_differs": "The split differs from the recorded {split}: this run made {now}.",
     "tune.hidden_overhead": (

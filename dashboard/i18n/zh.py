@@ -209,6 +209,8 @@ STRINGS: dict[str, str] = {
     "dumps.rerun.recorded": "用转储的设置重新运行",
     "dumps.rerun.sidebar_title": "2. 试试侧边栏的设置",
     "dumps.rerun.sidebar": "用侧边栏的设置重新运行",
+    "dumps.rerun_badge.recorded": "刚用转储自己的设置重新运行：不是记录下的那次压缩",
+    "dumps.rerun_badge.sidebar": "刚用侧边栏的设置重新运行：不是记录下的那次压缩",
     "dumps.split_same": "划分与记录一致：前缀 / 压缩 / 尾部 {split}。",
     "dumps.split_differs": "划分与记录的 {split} 不同：这次为 {now}。",
     "tune.hidden_overhead": "该运行上报了用量：它的 {tokens:,} 个 token 隐藏开销（智能体自己的提示词和工具）计入回放计数的每个窗口，压缩之后也一样。",

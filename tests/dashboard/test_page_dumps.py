@@ -116,6 +116,10 @@ class TestFolder:
         assert headline.startswith("Compacted 5 messages: 16,878 → ")
         assert "The recorded compaction went from 16,878 to 16,621 tokens." in texts(at)
         assert at.number_input(key=keys.W_CONTEXT_MAX).value == 16_000  # and the sidebar is left alone
+        badges = [m.value for m in at.markdown if "badge[" in m.value]
+        assert any(
+            "Re-run now with the dump's own settings: not the recorded compaction" in b for b in badges
+        )
 
     def test_then_the_sidebars_settings_and_putting_the_dumps_in_the_sidebar(self, dump_root: Path) -> None:
         at = open_dumps()
@@ -126,6 +130,8 @@ class TestFolder:
         no_exception(at)
         headline = next(unescaped(s.value) for s in at.success if s.value.startswith("Compacted"))
         assert headline.startswith("Compacted 5 messages: 16,878 → ")
+        badges = [m.value for m in at.markdown if "badge[" in m.value]
+        assert any("Re-run now with the sidebar's settings: not the recorded compaction" in b for b in badges)
 
     def test_a_file_that_is_not_a_dump_is_listed_as_broken(self, dump_root: Path) -> None:
         (dump_root / "notes.json").write_text(json.dumps({"hello": "world"}))
