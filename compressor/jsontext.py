@@ -18,6 +18,11 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 #: bytes with "surrogatepass"). Bytes holding neither parse to no surrogate at all.
 _SURROGATE_SOURCE = re.compile(rb"\\[uU][dD][89a-fA-F]|\xed[\xa0-\xbf]")
 _SURROGATE_ESCAPE = re.compile(r"\\[uU][dD][89a-fA-F]")
+# An escape (after an even run of backslashes) of a surrogate that is not one half of a high-low pair.
+_LONE_ESCAPE = re.compile(
+    r"(?<!\\)((?:\\\\)*)(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+)
 
 
 def encodable(text: str) -> str:
@@ -32,6 +37,15 @@ def may_hold_surrogates(raw: bytes | str) -> bool:
     if isinstance(raw, str):
         return _SURROGATE_ESCAPE.search(raw) is not None or _LONE_SURROGATE.search(raw) is not None
     return _SURROGATE_SOURCE.search(raw) is not None
+
+
+def inert_escapes(text: str) -> str:
+    """``text`` with every JSON escape of a surrogate (``\\ud800``) turned into escaped text (``\\\\ud800``), so a
+    string that is JSON itself (tool arguments, a tool's JSON result) parses to no lone surrogate either. A pair
+    (``\\ud83d\\ude00``, an emoji) is kept: it parses whole."""
+    if "\\" not in text or _SURROGATE_ESCAPE.search(text) is None:
+        return text
+    return _LONE_ESCAPE.sub(lambda match: match.group(1) + "\\" + match.group(2), text)
 
 
 def writable_value(value: Any) -> Any:
@@ -80,4 +94,4 @@ def json_text(value: Any, *, indent: int | None = None, default: Callable[[Any],
     return encodable(text)
 
 
-__all__ = ["encodable", "json_text", "may_hold_surrogates", "writable_value"]
+__all__ = ["encodable", "inert_escapes", "json_text", "may_hold_surrogates", "writable_value"]

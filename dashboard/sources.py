@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from compressor.dumps import DumpRecord
 from compressor.errors import CompressorError
 from compressor.image_tokens import is_image_part
-from compressor.jsontext import may_hold_surrogates, writable_value
+from compressor.jsontext import inert_escapes, may_hold_surrogates, writable_value
 from compressor.messages import Conversation, Message
 
 #: Upload limit of the whole request and of a zip's total uncompressed size (matches server.maxUploadSize).
@@ -93,9 +93,16 @@ def parse_file(file: str, data: bytes) -> FileOutcome:
 
 
 def writable_conversation(conversation: Conversation) -> Conversation:
-    """``conversation`` with every lone surrogate of its text written ``\\udXXX`` (itself when it holds none)."""
+    """``conversation`` with every lone surrogate of its text written ``\\udXXX`` (itself when it holds none); in
+    the texts read as JSON again (tool arguments, tool results) an escaped one is kept as text too."""
     data = conversation.model_dump()
     cleaned = writable_value(data)
+    for message in (*cleaned["system"], *cleaned["messages"]):
+        for call in message.get("tool_calls") or ():
+            if isinstance(call.get("arguments"), str):
+                call["arguments"] = inert_escapes(call["arguments"])
+        if message.get("role") == "tool" and isinstance(message.get("content"), str):
+            message["content"] = inert_escapes(message["content"])
     return conversation if cleaned == data else Conversation.model_validate(cleaned)
 
 

@@ -12,6 +12,7 @@ import math
 from collections.abc import Collection, Sequence
 
 from ..evidence.ledger import build_ledger
+from ..jsontext import encodable
 from ..markers import COVERAGE_TAG, SNAPSHOT_TAG
 from ..messages import Message, ToolDef
 from ..prompt import SNAPSHOT_SECTIONS, extract_summary
@@ -251,4 +252,5 @@ class OfflineBackend:
         self.budget_tokens = budget_tokens
 
     async def complete(self, messages: Sequence[Message], tools: Sequence[ToolDef]) -> ModelReply:
-        return ModelReply(content=build_reply(messages, tools, budget_tokens=self.budget_tokens))
+        # A quoted tool argument may decode to a lone surrogate: the summary must print, log and show on a page.
+        return ModelReply(content=encodable(build_reply(messages, tools, budget_tokens=self.budget_tokens)))

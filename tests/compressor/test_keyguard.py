@@ -18,7 +18,7 @@ import pytest
 
 from compressor.cli import EXIT_BAD_INPUT, main
 from compressor.dumps import DebugLog, DumpWriteError, write_dump
-from compressor.jsontext import encodable, json_text, may_hold_surrogates, writable_value
+from compressor.jsontext import encodable, inert_escapes, json_text, may_hold_surrogates, writable_value
 from compressor.keyguard import REDACTED, KeyGuard, key_problem, normalised
 from tests.compressor.test_dumps import our_record
 from tests.support.key_forms import spellings as key_spellings
@@ -237,6 +237,17 @@ class TestWritableText:
     )  # fmt: skip
     def test_the_surrogate_check_is_false_only_where_none_can_parse(self, raw: bytes | str, may: bool) -> None:
         assert may_hold_surrogates(raw) is may
+
+
+    @pytest.mark.parametrize(
+        ("text", "parsed"),
+        [('{"c": "l\\ud800s"}', {"c": "l\\ud800s"}), ('{"c": "\\udfff"}', {"c": "\\udfff"}),
+         ('{"c": "\\ud83d\\ude00"}', {"c": "😀"}), ('{"c": "\\\\ud800"}', {"c": "\\ud800"}),
+         ('{"c": "\\ud800\\udc00 \\ud800"}', {"c": "\U00010000 \\ud800"}), ('{"c": "plain"}', {"c": "plain"})],
+    )  # fmt: skip
+    def test_json_text_with_inert_escapes_parses_to_no_lone_surrogate(self, text: str, parsed: Any) -> None:
+        assert json.loads(inert_escapes(text)) == parsed
+        json.dumps(json.loads(inert_escapes(text)), ensure_ascii=False).encode("utf-8")
 
 
 def _strings(value: Any) -> list[str]:

@@ -67,6 +67,13 @@ def written(text: str, path: Path) -> Path:
     return path
 
 
+def _deep(levels: int) -> Any:
+    value: Any = "x"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
 def text_of(value: Any) -> str:
     """JSON text as a hostile writer makes it: NaN and Infinity as Python spells them, surrogates as escapes."""
     return json.dumps(value).replace('"@BIG@"', BIG)
@@ -94,6 +101,26 @@ INPUTS: list[tuple[str, str, str]] = [
     ("lone-surrogate-in-a-record-name",
      text_of([{"task_id": "t\udc80", "traj": conversation()}]), "loads"),
     ("nested-10000-deep", "[" * 10_000 + "]" * 10_000, "nested deeper than"),
+    # the hostile corpus of this session (issue 15's audit): each ran through every command and page
+    ("integer-of-4401-digits-in-a-part", text_of(conversation(request=[{"type": "text", "text": "hi", "n": "@BIG@"}])),
+     "4,300 digits"),
+    ("1e308-tokens-in-usage", text_of(conversation(usage={"total_tokens": 1e308})), "more than any context window"),
+    ("boolean-tokens-in-usage", text_of(conversation(usage={"total_tokens": True})), "must be a number"),
+    ("lone-surrogate-in-an-object-key", text_of([{"role": "user", "content": "x", "\ud800": 1}]), "not valid Unicode"),
+    ("lone-surrogate-in-a-role", text_of([{"role": "us\ud800er", "content": "x"}]), "unknown role"),
+    ("lone-surrogate-in-a-tool-name", text_of(conversation()).replace('"bash"', '"ba\\ud800sh"'), "not valid Unicode"),
+    ("lone-surrogate-in-tool-arguments", text_of(conversation()).replace('\\"ls\\"', '\\"l\\\\ud800s\\"'),
+     "loads"),
+    ("two-high-surrogates", text_of(conversation(request="\udbff\udbff")), "loads"),
+    ("nested-800-deep-in-a-part", text_of(conversation(request=[{"type": "text", "text": "hi", "x": _deep(800)}])),
+     "nested deeper than"),
+    ("null-as-part-type", text_of(conversation(request=[{"type": None, "text": "hi"}])), "loads"),
+    ("list-as-part-text", text_of(conversation(request=[{"type": "text", "text": ["a"]}])), "loads"),
+    ("NaN-as-content", text_of([{"role": "user", "content": float("nan")}]), "must be a string or a list of parts"),
+    ("timestamps-of-1e308", text_of([{"role": "user", "content": "x", "timestamp": 1e308},
+                                     {"role": "assistant", "content": "y", "timestamp": -1e308}]), "loads"),
+    ("10^40-tokens-in-openai-usage", text_of([{"role": "user", "content": "x"}, {"role": "assistant", "content": "y",
+                                              "usage": {"prompt_tokens": 10**40, "completion_tokens": 1}}]), "loads"),
 ]  # fmt: skip
 IDS = [name for name, _, _ in INPUTS]
 
