@@ -134,11 +134,9 @@ def run_bill(simulation: Simulation, choice: PriceChoice) -> None:
     if not ledger.compactions:
         return
     frame = tables.compaction_costs_frame(ledger.compactions, payback_words)
-    money = (
-        {column: st.column_config.NumberColumn(format="$%.4f") for column in tables.COST_MONEY}
-        if unit == "usd"
-        else {}
-    )
+    # dollars to four places (the headers say "($)"); tokens as whole numbers with separators
+    number = st.column_config.NumberColumn(format="%.4f")
+    money = {column: number for column in tables.COST_MONEY} if unit == "usd" else {}
     table(frame, hide_index=True, labels=cost_headers(unit), column_config=money)
 
 
