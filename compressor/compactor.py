@@ -7,6 +7,7 @@ the original context, and only a successful one writes a dump (a dump failure ne
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import replace
@@ -436,7 +437,9 @@ def _with_ratio(attempt: Attempt, ratio: float) -> Attempt:
 
 
 def _secrets(owner: CurrentRoundCompressor) -> Sequence[str]:
-    """Every key this compaction could know: never to be written to a dump or the debug log."""
+    """Every key this compaction could know, the process's ``API_KEY`` too (an input may quote it, whatever the
+    backend): never to be written to a dump or the debug log."""
     configs = (owner.config.model_client, getattr(owner.backend, "client_config", None))
     keys = {c.api_key.get_secret_value() for c in configs if isinstance(c, ModelClientConfig)}
+    keys.add(os.environ.get("API_KEY", ""))
     return sorted(key for key in keys if key)

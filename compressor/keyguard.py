@@ -8,6 +8,7 @@ says why a key cannot go into an HTTP header (control characters) without ever r
 from __future__ import annotations
 
 import base64
+import bisect
 import json
 import re
 import unicodedata
@@ -24,6 +25,10 @@ MIN_FRAGMENT_CHARS = 8
 #: them cannot hold one, and the escape regex (slow where a JSON text has many ``\n``) is not run.
 _ESCAPE_HINTS = ("\\u", "\\U", "\\x", "&#")
 _PERCENT_ESCAPE = re.compile("%[0-9A-Fa-f]{2}")
+#: One character written escaped, as JSON (any run of backslashes: JSON inside JSON), a URL, C or HTML writes it.
+_ESCAPE = re.compile(
+    r"\\+[uU]([0-9a-fA-F]{4})|\\+x([0-9a-fA-F]{2})|%([0-9a-fA-F]{2})|&#[xX]0*([0-9a-fA-F]{1,6});|&#0*([0-9]{1,7});"
+)
 _WORD = "A-Za-z0-9_-"
 _CHARACTER_NAMES = {
     "\r": "a carriage return (\\r)",
@@ -119,6 +124,7 @@ class KeyGuard:
         escaped: list[str] = []
         long_keys: list[str] = []
         self._fragments: list[tuple[str, int]] = []
+        self._runs: list[tuple[str, int]] = []  # each long key with the shortest run of it that is redacted
         self._count = 0
         for given in keys:
             raw = given or ""
@@ -136,6 +142,7 @@ class KeyGuard:
             run = max(MIN_FRAGMENT_CHARS, len(key) // 2)
             if run < len(key):
                 self._fragments.append((key, run))
+            self._runs.append((key, min(run, len(key))))
         # Longest first, so a form holding another is found whole.
         self._literals = tuple(sorted(literals, key=len, reverse=True))
         self._words = (
@@ -202,6 +209,12 @@ class KeyGuard:
             any(hint in text for hint in self._hints) or _PERCENT_ESCAPE.search(text) is not None
         ):
             yield from (match.span() for match in self._escaped.finditer(text))
+            # Read with its escapes decoded, the text may hold a run of a key that no whole form shows: an escaped
+            # key cut in half by a preview, or escapes of several kinds mixed.
+            view = _Unescaped.of(text)
+            if view is not None:
+                for key, run in self._runs:
+                    yield from (view.original(*span) for span in _fragment_spans(view.text, key, run))
         for key, run in self._fragments:
             yield from _fragment_spans(text, key, run)
 
@@ -225,6 +238,49 @@ def _fragment_spans(text: str, key: str, run: int) -> Iterator[tuple[int, int]]:
             if last - first >= run:
                 yield origin + first, origin + last
             found = text.find(key[offset : offset + chunk], found + 1)
+
+
+class _Unescaped:
+    """A text with each escaped character decoded, and the way back from a decoded span to the written one."""
+
+    def __init__(self, text: str, segments: list[tuple[int, int, int, bool]]) -> None:
+        self.text = text
+        self._segments = segments  # (decoded start, written start, written end, one escaped character)
+        self._starts = [segment[0] for segment in segments]
+
+    @classmethod
+    def of(cls, text: str) -> _Unescaped | None:
+        pieces: list[str] = []
+        segments: list[tuple[int, int, int, bool]] = []
+        position = size = 0
+        for match in _ESCAPE.finditer(text):
+            digits = next(group for group in match.groups() if group is not None)
+            code = int(digits, 10 if match.group(5) is not None else 16)
+            if code > 0x10FFFF:
+                continue  # not a character: read as it is written
+            if match.start() > position:
+                segments.append((size, position, match.start(), False))
+                pieces.append(text[position : match.start()])
+                size += match.start() - position
+            segments.append((size, match.start(), match.end(), True))
+            pieces.append(chr(code))
+            size += 1
+            position = match.end()
+        if not segments:
+            return None
+        if position < len(text):
+            segments.append((size, position, len(text), False))
+            pieces.append(text[position:])
+        return cls("".join(pieces), segments)
+
+    def original(self, start: int, end: int) -> tuple[int, int]:
+        return self._written(start, closing=False), self._written(end - 1, closing=True)
+
+    def _written(self, index: int, *, closing: bool) -> int:
+        decoded, written, written_end, escape = self._segments[bisect.bisect_right(self._starts, index) - 1]
+        if escape:
+            return written_end if closing else written
+        return written + index - decoded + (1 if closing else 0)
 
 
 def _merged(spans: list[tuple[int, int]], text: str) -> Iterator[tuple[int, int]]:

@@ -52,6 +52,12 @@ FORMS: list[tuple[str, str]] = [
     ("middle-half", "middle " + KEY[HALF // 2 : HALF // 2 + HALF] + " only"),
     ("python-bytes-repr", repr(f"Bearer {KEY}\r".encode())),
     ("with-the-carriage-return", f"Illegal header value b'Bearer {KEY}\\r'"),
+    # an escaped key cut short (a 200-character preview, a truncated log line): half of it, still escaped
+    ("unicode-escaped-first-half", "preview: " + "".join(f"\\u{ord(c):04x}" for c in KEY[:HALF]) + "…"),
+    ("percent-escaped-second-half", "…" + "".join(f"%{ord(c):02X}" for c in KEY[HALF:])),
+    ("double-escaped-first-half", "".join(f"\\\\u{ord(c):04x}" for c in KEY[:HALF])),
+    ("escapes-of-three-kinds-mixed", KEY[:4] + "".join(f"%{ord(c):02x}" for c in KEY[4:12])
+     + "".join(f"&#{ord(c)};" for c in KEY[12:20]) + "".join(f"\\x{ord(c):02x}" for c in KEY[20:])),
 ]
 
 
