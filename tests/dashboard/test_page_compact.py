@@ -12,6 +12,7 @@ from compressor.compaction_result import CompactionResult
 from compressor.compactor import CurrentRoundCompressor
 from compressor.config import CurrentRoundCompressorConfig
 from compressor.prompt import SNAPSHOT_SECTIONS
+from compressor.window_parts import of_analysis
 from dashboard.state import keys
 from tests.dashboard.conftest import demo_analysis, demo_conversation, no_exception, texts, unescaped
 from tests.support.openai_server import ScriptedServer
@@ -75,6 +76,20 @@ class TestOffline:
         assert live.title[0].value == "Live compaction"
         assert live.radio(key=keys.W_BACKEND).value == "offline"
         assert "Press Run compaction" in texts(live)
+
+    def test_left_and_until_compaction_are_the_first_figures_and_the_same_as_on_span(
+        self, live: AppTest
+    ) -> None:
+        expected = demo_analysis()
+        breakdown = of_analysis(expected)
+        assert [(m.label, m.value) for m in live.metric][:3] == [
+            ("Left", f"{breakdown.left_share:.1%}"),
+            ("Until compaction", f"{breakdown.until_compaction_share:.1%}"),
+            (
+                "Window total",
+                f"{expected.total_tokens:,}",
+            ),  # the number Span & trigger shows for the same moment
+        ]
 
     def test_an_offline_run_shows_what_it_cost_and_saved(self, live: AppTest) -> None:
         run(live)
