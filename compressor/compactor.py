@@ -20,6 +20,7 @@ from .compaction_result import Attempt, CompactionResult, Status
 from .config import CurrentRoundCompressorConfig, ModelClientConfig
 from .dumps import DebugLog, LabExtension, build_dump_record, resolve_dump_dir, span_built_fields, write_dump
 from .errors import BackendError, BackendTimeout, ErrorKind, classify_exception
+from .keyguard import MIN_GUARDED_CHARS
 from .messages import Conversation, Message
 from .prompt import build_prompt, extract_summary, memory_message
 from .reinjection import READ_FILE_TOOLS, Reinjection, build_reinjection
@@ -441,5 +442,7 @@ def _secrets(owner: CurrentRoundCompressor) -> Sequence[str]:
     backend): never to be written to a dump or the debug log."""
     configs = (owner.config.model_client, getattr(owner.backend, "client_config", None))
     keys = {c.api_key.get_secret_value() for c in configs if isinstance(c, ModelClientConfig)}
-    keys.add(os.environ.get("API_KEY", ""))
+    process_key = os.environ.get("API_KEY", "")
+    if len(process_key.strip()) >= MIN_GUARDED_CHARS:  # a placeholder ("EMPTY") would refuse every dump saying it
+        keys.add(process_key)
     return sorted(key for key in keys if key)
