@@ -128,8 +128,12 @@ def messages_table(messages: Sequence[Message], counter: str | None = None) -> p
     return pd.DataFrame(columns)
 
 
-def loaded_table(items: Iterable[LoadedConversation]) -> pd.DataFrame:
-    """The conversations a session holds (LoadedConversation values)."""
+def loaded_table(
+    items: Iterable[LoadedConversation], origins: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """The conversations a session holds (LoadedConversation values), where each came from in ``origins``'
+    words (an origin without words shows as itself)."""
+    words = origins or {}
     rows = [
         {
             "conversation": item.label,
@@ -137,7 +141,7 @@ def loaded_table(items: Iterable[LoadedConversation]) -> pd.DataFrame:
             "messages": len(item.conversation.messages),
             "system": len(item.conversation.system),
             "tools": len(item.conversation.tools),
-            "origin": item.origin,
+            "origin": words.get(item.origin, item.origin),
             "file": item.file,
         }
         for item in items

@@ -21,7 +21,13 @@ loaded = conversations.items()
 current = conversations.current()
 if loaded and current is not None:
     st.text(t("load.current", name=current.label, format=current.source_format))
-    table(tables.loaded_table(loaded.values()), hide_index=True)
+    origins = {
+        "sample": t("origin.sample"),
+        "upload": t("origin.upload"),
+        "root": t("origin.root"),
+        "fleet": t("origin.fleet"),
+    }
+    table(tables.loaded_table(loaded.values(), origins), hide_index=True)
     st.button(t("load.clear"), key=keys.page_widget("load", "clear"), on_click=conversations.clear_items)
     loading.run_account(current)  # how the file was read, what it holds, its own compactions scored
 else:

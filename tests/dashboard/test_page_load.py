@@ -43,6 +43,7 @@ class TestOpening:
         table = load.dataframe[0].value
         assert table["conversation"].tolist() == ["demo-conversation.json"]
         assert table["messages"].tolist() == [len(demo_conversation().messages)]
+        assert table["origin"].tolist() == ["bundled sample"]  # where it came from in words, never "sample"
 
 
 class TestUpload:

@@ -154,6 +154,8 @@ class TestResultTables:
         from tests.dashboard.conftest import DEMO
 
         items = loaded_items("sample", parse_upload(DEMO.name, DEMO.read_bytes()))
+        worded = tables.loaded_table(items, {"sample": "内置示例"})  # where each came from, in words
+        assert worded["origin"].tolist() == ["内置示例"]
         frame = tables.loaded_table(items)
         assert frame.to_dict("records") == [
             {
