@@ -10,6 +10,7 @@ import threading
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import accumulate
 from typing import Any, Literal
 
@@ -27,7 +28,7 @@ from ..reinjection import (
 )
 from ..skills import might_load_a_skill
 from ..tokens import LIST_OVERHEAD, TokenCounter, profile, usage_tail_tokens
-from ..upstream_sizing import memory_tokens
+from ..upstream_sizing import memory_tokens, reinjection_tokens
 
 TotalSource = Literal["usage", "counted"]
 #: The completed-rounds walk's state after a position: (round start, pending call ids, rounds completed).
@@ -68,6 +69,14 @@ def filler(counter: TokenCounter, tokens: int) -> str:
     if counter.name == "string_length":
         return "abc" * tokens
     return "a" + " a" * (tokens - 1) if tokens > 0 else ""
+
+
+@cache
+def _counter_constants(counter: TokenCounter) -> tuple[Message, int, int]:
+    """The compaction prompt's message and tokens, and what openJiuwen's memory block costs around its summary
+    (a constant plus the summary's tokens): the same for every run under one counter, so counted once."""
+    prompt = Message(role="user", content=build_prompt(None))
+    return prompt, counter.message_tokens(prompt), memory_tokens(counter, filler(counter, 1)) - 1
 
 
 class RunIndex:
@@ -124,14 +133,12 @@ class RunIndex:
         # cumulative[i] at each call point, and its prefix sums: a compacted window is a constant plus it.
         self.point_cumulative: tuple[int, ...] = tuple(self.original_cumulative[i] for i in self.call_points)
         self.point_sums: tuple[int, ...] = (0, *accumulate(self.point_cumulative))
-        self.prompt_message = Message(role="user", content=build_prompt(None))
-        self.prompt_tokens = counter.message_tokens(self.prompt_message)
-        # openJiuwen's memory block around a filler summary costs a constant plus the filler's tokens.
-        self.memory_overhead = memory_tokens(counter, filler(counter, 1)) - 1
+        self.prompt_message, self.prompt_tokens, self.memory_overhead = _counter_constants(counter)
         self.summary_tokens: dict[int, int] = {}  # memory entry → tokens of its summary text
         self._masked_of: dict[int, tuple[int, str]] = {}  # masked result → (original result, placeholder)
         self._masked_sizes: dict[tuple[str, str | None], int] = {}
         self.reinjected: dict[int, tuple[str, ...]] = {}  # recovered-context entry → its file paths
+        self._reinjection_of: dict[int, tuple[tuple[ReinjectedFile, ...], tuple[str, ...]]] = {}
         self._lock = threading.Lock()
         self._interned: dict[Any, int] = {}
         self._snapshots: dict[tuple[int, int, int], Read | None] = {}
@@ -271,8 +278,11 @@ class RunIndex:
 
     def message(self, entry: int) -> Message:
         found = self.messages[entry]
-        if found is None:  # a sized memory block or a masked result: its text is built only when needed
-            if entry in self._masked_of:
+        if found is None:  # a sized memory block, a masked result or a recovered context: built when needed
+            if entry in self._reinjection_of:
+                files, skills = self._reinjection_of[entry]
+                found = reinjection_from_files(files, skills).message
+            elif entry in self._masked_of:
                 original, text = self._masked_of[entry]
                 source = self.message(original)
                 found = Message(role="tool", content=text, tool_call_id=source.tool_call_id, name=source.name)
@@ -282,14 +292,19 @@ class RunIndex:
         return found
 
     def reinjection(self, selected: Sequence[Read], skills: tuple[str, ...] = ()) -> int:
-        """The recovered-context message for reads selected newest first and skills (SPEC §12), counted as openJiuwen's."""
-        files = [read.file for read in reversed(selected)]
+        """The recovered-context message for reads selected newest first and skills (SPEC §12), counted as openJiuwen's
+        (``Reinjection.openjiuwen_tokens``); its text is built only when something reads it."""
+        key = ("reinjection", tuple(read.key for read in selected), skills)
+        found = self._interned.get(key)
+        if found is not None:
+            return found
+        files = tuple(read.file for read in reversed(selected))
 
         def make() -> tuple[Message | None, int]:
-            value = reinjection_from_files(files, skills)
-            return value.message, value.openjiuwen_tokens(self.counter)
+            return None, reinjection_tokens(self.counter, skills, [item.upstream_entry() for item in files])
 
-        entry = self._intern(("reinjection", tuple(read.key for read in selected), skills), make)
+        entry = self._intern(key, make)
+        self._reinjection_of[entry] = (files, skills)
         self.reinjected[entry] = tuple(f.path for f in files)
         return entry
 
