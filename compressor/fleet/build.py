@@ -141,7 +141,7 @@ def build_catalog(
                     or writer.pending_bytes >= FLUSH_BYTES
                     or time.monotonic() - flushed >= FLUSH_SECONDS
                 ):
-                    writer.flush()
+                    writer.flush(wait=False)
                     flushed = time.monotonic()
                 report(done)
     cancelled = cancel is not None and cancel.is_set() and done < len(tasks)

@@ -262,12 +262,17 @@ class Writer:
         self.catalog = catalog
         self.seq = seq
         self._connection: duckdb.DuckDBPyConnection | None = None
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
         self._reset()
 
     def close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        try:
+            self.wait()
+        finally:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
 
     def _reset(self) -> None:
         self.lines: dict[str, list[str]] = {dataset: [] for dataset in SCHEMAS}
@@ -308,28 +313,58 @@ class Writer:
     def empty(self) -> bool:
         return not self.kept and not any(self.lines.values())
 
-    def flush(self) -> None:
-        """Write the buffered batch (``files`` last, as its commit) and start the next one."""
+    def flush(self, *, wait: bool = True) -> None:
+        """Write the buffered batch (``files`` last, as its commit) and start the next one; with ``wait=False`` the
+        batch is written on a thread while the next one fills (the workers never wait for the disk), one batch at
+        a time and in order: the next flush waits for it first."""
+        self.wait()
         if self.empty:
             return
-        root, seq = self.catalog.root, self.seq
-        if self.kept:
+        batch = (self.seq, self.lines, self.kept)
+        self.seq += 1
+        self._reset()
+        if wait:
+            self._write(*batch)
+            return
+        self._thread = threading.Thread(
+            target=self._background, args=batch, name="catalog-writer", daemon=True
+        )
+        self._thread.start()
+
+    def wait(self) -> None:
+        """Until the batch being written is written; its error, if it had one, is raised here."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join()
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
+
+    def _background(self, seq: int, lines: dict[str, list[str]], kept: list[tuple[str, bytes]]) -> None:
+        try:
+            self._write(seq, lines, kept)
+        except BaseException as error:  # handed to the build's thread by wait()
+            self._error = error
+
+    def _write(self, seq: int, lines: dict[str, list[str]], kept: list[tuple[str, bytes]]) -> None:
+        root = self.catalog.root
+        if kept:
             offset, index = 0, []
             temp = root / "kept" / f".part-{seq:08d}.{os.getpid()}.bin.tmp"
             with open(temp, "wb") as handle:
-                for run_id, blob in self.kept:
+                for run_id, blob in kept:
                     handle.write(blob)
                     index.append(line("kept", run_id=run_id, offset=offset, length=len(blob)) + "\n")
                     offset += len(blob)
             _replace_into(temp, root / "kept" / f"part-{seq:08d}{KEPT_SUFFIX}")
-            self.lines["kept"].extend(index)
+            lines["kept"].extend(index)
         if self._connection is None:
             self._connection = duckdb.connect()
+            # one thread: the cores belong to the workers, and the batch is written while they work
+            self._connection.execute("SET threads TO 1")
         for dataset in COMMIT_ORDER:
-            if self.lines[dataset]:
-                _write_shard(root / dataset, seq, dataset, "".join(self.lines[dataset]), self._connection)
-        self.seq += 1
-        self._reset()
+            if lines[dataset]:
+                _write_shard(root / dataset, seq, dataset, "".join(lines[dataset]), self._connection)
 
 
 #: Builds of this process, by catalog folder: POSIX locks do not keep two threads of one process apart.

@@ -320,7 +320,7 @@ def _sweep(
                 _take(collected, run, result)
                 writer.add_lines("outcomes", result.lines)  # the worker wrote the rows (and the template's)
                 if writer.pending_bytes >= FLUSH_BYTES:  # memory stays flat however many runs are swept
-                    writer.flush()
+                    writer.flush(wait=False)
                 if progress is not None:
                     progress(
                         Progress(phase="sweep", total=len(todo), done=done, elapsed=time.monotonic() - began)
