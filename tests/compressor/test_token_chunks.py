@@ -8,7 +8,7 @@ from itertools import pairwise
 import pytest
 
 from compressor.messages import Message
-from compressor.token_chunks import CHUNK_CHARS, chunk_bounds, count_in_chunks
+from compressor.token_chunks import CHUNK_CHARS, LONGEST_CHARS, chunk_bounds, count_in_chunks
 from compressor.tokens import TiktokenCounter, get_counter, load_encoding
 
 ENCODINGS = ("cl100k_base", "o200k_base")
@@ -86,6 +86,38 @@ class TestChunkBounds:
     def test_a_stretch_without_a_safe_cut_stays_whole(self) -> None:
         text = "7" * 1000 + "     " * 100
         assert list(chunk_bounds(text, 10)) == [(0, len(text))]
+
+
+class TestGiantWords:
+    """A stretch with no safe cut longer than ``longest`` is cut anyway: never one giant encode, and the count
+    then stays within a token per cut of the one-shot count."""
+
+    @pytest.mark.parametrize("name", ENCODINGS)
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "a" * 100_000,
+            "".join(random.Random(5).choice("abcdefghijklmnopqrstuvwxyz") for _ in range(100_000)),
+            "7" * 100_000,
+            " " * 100_000,
+            "上下文压缩" * 20_000,
+            "word " * 5_000 + "x" * 60_000 + " word" * 5_000,
+        ],
+        ids=["one-letter", "letters", "digits", "spaces", "cjk", "words-around-a-giant-word"],
+    )
+    def test_cut_where_it_stands_within_a_token_per_cut(self, name: str, text: str) -> None:
+        encoding = load_encoding(name)
+        bounds = list(chunk_bounds(text, 5_000, 20_000))
+        assert max(end - begin for begin, end in bounds) <= 20_000
+        counted = count_in_chunks(
+            lambda piece: len(encoding.encode(piece, disallowed_special=())), text, size=5_000, longest=20_000
+        )
+        assert abs(counted - one_shot(name, text)) <= len(bounds) - 1
+
+    def test_a_giant_word_reaches_the_encoder_in_pieces(self) -> None:
+        counter = RecordingCounter("cl100k_base")
+        text = "z" * (3 * LONGEST_CHARS)
+        assert counter.tok(text) > 0 and counter.longest <= LONGEST_CHARS
 
 
 class RecordingCounter(TiktokenCounter):
