@@ -128,9 +128,16 @@ def distribution(
     names the count axis. Both axes start at 0 and the counts are whole numbers."""
     fig = go.Figure(go.Histogram(x=list(values), marker={"color": PALETTE[colour]}, nbinsx=30))
     tallest = max(Counter(values).values(), default=0) if not percent else len(values)
+    # whole counts on the x axis too: a tick per count when they are few (never "0, 0, 0, 1" from 0.2 steps)
+    whole = not percent and max(values, default=0) - min(values, default=0) <= 20
     fig.update_layout(
         title=title,
-        xaxis={"title": axis, "tickformat": ".0%" if percent else ",d", "rangemode": "nonnegative"},
+        xaxis={
+            "title": axis,
+            "tickformat": ".0%" if percent else ",d",
+            "rangemode": "nonnegative",
+            "dtick": 1 if whole else None,
+        },
         # a handful of runs: a tick per whole run (plotly alone would tick 0.5 and write "1, 1, 2, 2")
         yaxis={
             "title": runs,
@@ -151,10 +158,23 @@ def picked_values(fleet: Fleet) -> tuple[list[float], list[int]]:
     return peaks, compactions
 
 
+#: What a table shows for a value a run does not have (never "None").
+MISSING = "—"
+#: The columns that hold a share, written as every page writes one ("17.2%").
+SHARES = ("peak_utilisation", "compacting_share", "peak_p50", "peak_p95", "headroom_share")
+
+
+def cell(key: str, value: Any) -> Any:
+    """A value as a table shows it: a dash for none, a share as a percentage, anything else as it is."""
+    if value is None:
+        return MISSING
+    return f"{value:.1%}" if key in SHARES and isinstance(value, int | float) else value
+
+
 def runs_frame(rows: Sequence[Mapping[str, Any]], columns: Mapping[str, str]) -> pd.DataFrame:
     """The runs table: the columns named in ``columns`` (key → header), in that order."""
     return pd.DataFrame(
-        [{header: row.get(key) for key, header in columns.items()} for row in rows],
+        [{header: cell(key, row.get(key)) for key, header in columns.items()} for row in rows],
         columns=list(columns.values()),
     )
 
@@ -179,7 +199,7 @@ def settings_frame(fleet: Fleet, headers: Mapping[str, str]) -> pd.DataFrame:
             "tokens": f.tokens,
             "cost": f.cost,
         }
-        rows.append({header: values[key] for key, header in columns.items()})
+        rows.append({header: cell(key, values[key]) for key, header in columns.items()})
     return pd.DataFrame(rows, columns=list(columns.values()))
 
 

@@ -63,3 +63,36 @@ class TestDistribution:
     def test_many_runs_leave_the_ticks_to_plotly(self) -> None:
         figure = render.distribution([1] * 40, title="t", axis="Compactions", runs="runs")
         assert figure.layout.yaxis.dtick is None and figure.layout.yaxis.tickformat == ",d"
+
+    def test_few_distinct_counts_get_a_tick_per_count_on_the_x_axis(self) -> None:
+        figure = render.distribution([0] * 240, title="t", axis="Compactions", runs="runs")
+        assert figure.layout.xaxis.dtick == 1 and figure.layout.xaxis.tickformat == ",d"
+        shares = render.distribution([0.1, 0.2], title="t", axis="Peak", runs="runs", percent=True)
+        assert shares.layout.xaxis.dtick is None
+
+
+class TestTables:
+    def test_a_missing_model_is_a_dash_and_a_share_a_percentage(self, fleet: Fleet) -> None:
+        headers = {
+            "name": "Run",
+            "model": "Model",
+            "peak_utilisation": "Peak utilisation",
+            "messages": "Messages",
+        }
+        rows = [run.to_dict() for run in fleet.runs]
+        frame = render.runs_frame([{**rows[0], "model": None, "peak_utilisation": 0.172}], headers)
+        assert frame.to_dict("records") == [
+            {
+                "Run": rows[0]["name"],
+                "Model": "—",
+                "Peak utilisation": "17.2%",
+                "Messages": rows[0]["messages"],
+            }
+        ]
+
+    def test_every_settings_share_is_a_percentage(self, fleet: Fleet) -> None:
+        headers = {name: name for name in render.SETTING_COLUMNS}
+        frame = render.settings_frame(fleet, headers)
+        for column in ("compacting_share", "peak_p50", "peak_p95", "headroom_share"):
+            assert all(str(value).endswith("%") for value in frame[column]), column
+        assert "None" not in {str(value) for value in frame.to_numpy().ravel()}
