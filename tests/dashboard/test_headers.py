@@ -1,5 +1,6 @@
 """Every table on every page of the demo is headed in words, in English and in Chinese: no column shows its
-identifier (``tokens_before``, ``total_tokens``), and whole numbers are written with thousands separators."""
+identifier (``tokens_before``, ``total_tokens``), no cell is empty (a grid draws it "None"), and whole numbers are
+written with thousands separators."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ PAGES = (
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-def test_every_table_is_headed_in_words(language: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_table_is_headed_in_words_and_has_no_empty_cell(
+    language: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("COMPACTION_LAB_ROOTS", raising=False)
     at = AppTest.from_file(str(APP), default_timeout=APP_TIMEOUT)
     at.query_params["lang"] = language
@@ -32,6 +35,11 @@ def test_every_table_is_headed_in_words(language: str, monkeypatch: pytest.Monke
         no_exception(at)
         for frame in at.dataframe:
             config = json.loads(frame.proto.columns or "{}")
+            # a cell without a value is drawn as a grey "None": every table writes a dash instead
+            assert not frame.value.isna().to_numpy().any(), (
+                page,
+                frame.value.columns[frame.value.isna().any()],
+            )
             for column in frame.value.columns:
                 label = config.get(column, {}).get("label")
                 assert label and "_" not in label, (page, column, label)
