@@ -24,7 +24,16 @@ from .keyguard import MIN_GUARDED_CHARS
 from .messages import Conversation, Message
 from .prompt import build_prompt, extract_summary, memory_message
 from .reinjection import READ_FILE_TOOLS, Reinjection, build_reinjection
-from .retry import OVERFLOW_BUDGET_RATIOS, overflow_budget, retry_delay, should_retry, shrink_keep, wait_fits
+from .retry import (
+    OVERFLOW_BUDGET_RATIOS,
+    compaction_deadline,
+    overflow_budget,
+    past_deadline,
+    retry_delay,
+    should_retry,
+    shrink_keep,
+    wait_fits,
+)
 from .tokens import LIST_OVERHEAD, TokenCounter, get_counter
 from .upstream_sizing import memory_tokens as openjiuwen_memory_tokens
 
@@ -317,8 +326,9 @@ class _Run:
         overflows = 0
         transient_retries = 0
         tools = self.conversation.tools
-        # A backend's deadline bounds all its calls together, retries and Retry-After waits included.
-        deadline = _deadline_of(self.owner.backend)
+        # Each call has the backend's own deadline; all of them together, retries and Retry-After waits included,
+        # have DEADLINE_CALLS of it.
+        deadline = compaction_deadline(getattr(self.owner.backend, "deadline", None))
         ends = None if deadline is None else time.monotonic() + deadline
         while True:
             self.request = self._request_messages(prompt_message)
@@ -342,7 +352,7 @@ class _Run:
                     retry_after = error.retry_after if isinstance(error, BackendError) else None
                     delay = retry_delay(transient_retries, retry_after)
                     if ends is not None and not wait_fits(delay, ends - time.monotonic()):
-                        message = _past_deadline(message, delay, retry_after, deadline)
+                        message = past_deadline(message, delay, retry_after, deadline or 0.0)
                         self.attempts[-1] = replace(self.attempts[-1], error=message)
                         raise _Failed(kind.value, message) from None
                     self.debug.record(
@@ -412,21 +422,6 @@ class _Run:
             reason=reason,
         )
         raise _Failed(ErrorKind.CONTEXT_OVERFLOW.value, f"{message} ({reason})")
-
-
-def _deadline_of(backend: Backend) -> float | None:
-    """Seconds all of a backend's calls may take together (its ``deadline``); None for one without."""
-    deadline = getattr(backend, "deadline", None)
-    return float(deadline) if isinstance(deadline, int | float) and deadline > 0 else None
-
-
-def _past_deadline(message: str, delay: float, retry_after: float | None, deadline: float | None) -> str:
-    asked = (
-        f"the endpoint asked to wait {retry_after:g} s"
-        if retry_after is not None and retry_after >= delay
-        else f"a retry after {delay:g} s"
-    )
-    return f"{message} ({asked}, past the deadline of {deadline:g} s for all calls together: not retried)"
 
 
 def _with_delay(attempt: Attempt, delay: float) -> Attempt:

@@ -48,7 +48,7 @@ class ModelClientConfig(BaseModel):
         gt=0.0,
         le=MAX_TIMEOUT_SECONDS,
         allow_inf_nan=False,
-        description="seconds one compaction's calls may take together, retries and waits included",
+        description="seconds one call may take, connect to last byte (all of a compaction's calls together: 3×)",
     )
     verify_ssl: bool = True
 

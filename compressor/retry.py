@@ -2,7 +2,7 @@
 
 Invariant: context overflow shrinks the span at most ``len(OVERFLOW_BUDGET_RATIOS)`` times; transient
 errors are retried at most ``MAX_TRANSIENT_RETRIES`` times with exponential backoff; nothing else retries;
-a wait that would reach the deadline of the backend's calls is not waited (``wait_fits``).
+a wait that would reach the deadline of all of a compaction's calls is not waited (``wait_fits``).
 """
 
 from __future__ import annotations
@@ -37,12 +37,39 @@ def retry_delay(retry_number: int, retry_after: float | None = None) -> float:
     return delay
 
 
+#: A compaction's calls, retries and waits together take at most this many deadlines of one call: SPEC §11's
+#: first call and its two transient retries, each of which may use a whole one (openJiuwen retries a timeout).
+DEADLINE_CALLS = 1 + MAX_TRANSIENT_RETRIES
+
+
+def whole_deadline(call_deadline: float) -> float:
+    """Seconds all the calls of one compaction may take together, retries and waits included."""
+    return call_deadline * DEADLINE_CALLS
+
+
+def compaction_deadline(call_deadline: object) -> float | None:
+    """``whole_deadline`` of a backend's deadline of one call; None for a backend without one (offline, replay)."""
+    if isinstance(call_deadline, int | float) and not isinstance(call_deadline, bool) and call_deadline > 0:
+        return whole_deadline(float(call_deadline))
+    return None
+
+
 def wait_fits(delay: float, remaining: float | None) -> bool:
     """Whether waiting ``delay`` seconds still leaves time for another call before the deadline (None: no deadline).
 
     A Retry-After past the deadline is never slept on: the call would have no time left once it is over.
     """
     return remaining is None or delay < remaining
+
+
+def past_deadline(message: str, delay: float, retry_after: float | None, deadline: float) -> str:
+    """Why a transient failure is not retried: the wait it needs would end past the deadline of all the calls."""
+    asked = (
+        f"the endpoint asked to wait {retry_after:g} s"
+        if retry_after is not None and retry_after >= delay
+        else f"a retry after {delay:g} s"
+    )
+    return f"{message} ({asked}, past the deadline of {deadline:g} s for all calls and waits together: not retried)"
 
 
 def overflow_budget(context_max: int, ratio: float) -> int:

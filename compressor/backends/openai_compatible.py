@@ -161,7 +161,8 @@ class OpenAICompatibleBackend:
 
     @property
     def deadline(self) -> float:
-        """Seconds one compaction's calls to this endpoint may take together (connect to last byte, waits included)."""
+        """Seconds one call to this endpoint may take, connect to last byte (a compaction's calls, retries and waits
+        together get ``retry.whole_deadline`` of it)."""
         return self.client_config.timeout
 
     @property

@@ -40,8 +40,9 @@ def add_parser(subparsers: Any) -> None:
     endpoint.add_argument("--model", dest="model_name", metavar="NAME", help="model name for the endpoint")
     endpoint.add_argument("--backend", metavar="offline|replay:DUMP", help="offline, or replay a dump's reply")
     endpoint.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
-                          help="deadline of the compaction's model calls together, connect to last byte, "
-                               "retries and waits included (default 120); a reply is read up to 16 MiB")
+                          help="deadline of each model call, connect to last byte (default 120); all calls of "
+                               "the compaction, retries and waits included, end within 3 times it; a reply is "
+                               "read up to 16 MiB")
     parser.add_argument("--preserve", metavar="TEXT", help="what the summary must keep (a priority, not a task)")
     parser.add_argument("--force", action="store_true", help="compact even when the trigger does not fire")
     parser.add_argument("--dump-dir", metavar="DIR", help="write a dump and the debug log here")

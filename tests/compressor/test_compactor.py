@@ -171,15 +171,15 @@ FAULTS: list[tuple[str, list[Any], str, int]] = [
     ("401", [{"raise": "Incorrect API key provided", "status_code": 401}], "authentication", 1),
     ("403", [{"raise": "forbidden", "status_code": 403}], "authentication", 1),
     ("413", [{"raise": "payload", "status_code": 413}] * 4, "context_overflow", 4),
-    ("429", [{"raise": "slow down", "status_code": 429, "headers": {"Retry-After": "0.2"}}] * 3, "rate_limit", 3),
-    # A wait past the deadline of all the calls (1.5 s) is not slept on, and a timeout leaves no time for a retry.
-    ("429-past-the-deadline", [{"raise": "slow down", "status_code": 429, "headers": {"Retry-After": "2"}}],
+    ("429", [{"raise": "slow down", "status_code": 429, "headers": {"Retry-After": "2"}}] * 3, "rate_limit", 3),
+    # A wait past the deadline of all the calls together (3 × 1.5 s) is not slept on.
+    ("429-past-the-deadline", [{"raise": "slow down", "status_code": 429, "headers": {"Retry-After": "60"}}],
      "rate_limit", 1),
     ("500", [{"raise": "boom", "status_code": 500}] * 3, "server_unstable", 3),
     ("502", [{"raise": "upstream", "status_code": 502}] * 3, "server_unstable", 3),
     ("503", [{"raise": "busy", "status_code": 503}] * 3, "server_unstable", 3),
     ("504", [{"raise": "late", "status_code": 504}] * 3, "server_unstable", 3),
-    ("timeout", [{"timeout": True}], "timeout", 1),
+    ("timeout", [{"timeout": True}] * 3, "timeout", 3),
     ("malformed-json", [{"status_code": 200, "body": "{not json"}] * 3, "unknown", 3),
     ("empty-choices", [{"json": {"choices": []}}], "empty_summary", 1),
     ("only-tool-calls", [{"json": {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
@@ -203,9 +203,9 @@ def test_fault_matrix(name: str, responses: list[Any], reason: str, calls: int, 
     assert list(result.messages) == list(conv.messages)
     assert list(tmp_path.glob("*.json")) == []
     if name == "429":
-        assert compressor.delays == [0.2, 0.2]  # type: ignore[attr-defined]
+        assert compressor.delays == [2.0, 2.0]  # type: ignore[attr-defined]
     if name == "429-past-the-deadline":
-        assert compressor.delays == [] and "asked to wait 2 s" in (result.error or "")  # type: ignore[attr-defined]
+        assert compressor.delays == [] and "asked to wait 60 s" in (result.error or "")  # type: ignore[attr-defined]
 
 
 def test_connection_refused_is_retried_then_fails(tmp_path: Path) -> None:

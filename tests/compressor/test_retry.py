@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from compressor.errors import ErrorKind
-from compressor.retry import overflow_budget, retry_delay, should_retry, shrink_keep, wait_fits
+from compressor.retry import (
+    DEADLINE_CALLS,
+    compaction_deadline,
+    overflow_budget,
+    retry_delay,
+    should_retry,
+    shrink_keep,
+    wait_fits,
+)
 
 
 @pytest.mark.parametrize(
@@ -39,6 +47,14 @@ def test_retry_delay(n: int, retry_after: float | None, expected: float) -> None
 )  # fmt: skip
 def test_a_wait_fits_only_before_the_deadline(delay: float, remaining: float | None, fits: bool) -> None:
     assert wait_fits(delay, remaining) is fits
+
+
+@pytest.mark.parametrize(
+    "call,whole", [(10.0, 30.0), (0.5, 1.5), (None, None), (0, None), (-1.0, None), (True, None), ("10", None)]
+)
+def test_the_calls_together_get_three_deadlines_of_one(call: object, whole: float | None) -> None:
+    assert DEADLINE_CALLS == 3  # the first call and SPEC §11's two transient retries
+    assert compaction_deadline(call) == whole
 
 
 def test_budget_is_at_least_one() -> None:

@@ -15,6 +15,7 @@ Behaviours (``HostileServer(behaviour)``, each a function of the connection and 
 - ``raw_reply(data)``               exactly these bytes, then the connection closes
 - ``asks_to_wait(seconds, status)`` an error of ``status`` (429 by default) with ``Retry-After: seconds``
 - ``slow_then(seconds, data)``      nothing for ``seconds``, then exactly these bytes
+- ``in_turn(first, …, last)``       the first request gets ``first``, the next the next one; ``last`` repeats
 """
 
 from __future__ import annotations
@@ -65,6 +66,10 @@ class Wire:
         self._sock.sendall(data)
         with self._server.lock:
             self._server.sent += len(data)
+
+    @property
+    def lock(self) -> threading.Lock:
+        return self._server.lock
 
     def wait(self, seconds: float) -> bool:
         """False when the server is stopping (the behaviour should end)."""
@@ -184,6 +189,19 @@ def slow_then(seconds: float, data: bytes) -> Behaviour:
     def behave(wire: Wire, request: Request) -> None:
         if wire.wait(seconds):
             raw_reply(data)(wire, request)
+
+    return behave
+
+
+def in_turn(*behaviours: Behaviour) -> Behaviour:
+    """Each request the next behaviour, the last one for every request after."""
+    served: list[int] = []
+
+    def behave(wire: Wire, request: Request) -> None:
+        with wire.lock:
+            number = len(served)
+            served.append(number)
+        behaviours[min(number, len(behaviours) - 1)](wire, request)
 
     return behave
 
@@ -332,6 +350,7 @@ __all__ = [
     "endless_chunked",
     "gzip_bomb",
     "huge_json",
+    "in_turn",
     "interim_forever",
     "raw_reply",
     "slow_then",
