@@ -27,7 +27,7 @@ from compressor.fleet.catalog import writing
 from compressor.fleet.sweeps import fleet_retention, sweep_fleet
 from compressor.fleet.values import outcome_from_json
 from compressor.formats import load_conversations
-from compressor.replay import simulate
+from compressor.replay import assess_simulation, simulate
 from compressor.tokens import get_counter
 
 from .runs import CONTEXT_MAX, GRID, TAU_BENCH_5, write_fleet, write_run
@@ -81,6 +81,34 @@ class TestRowsAreTheLibrarysNumbers:
                 assert stored[(row.run_id, ratio, keep, target)] == expected
                 compacting += expected.compactions > 0
         assert compacting  # the grid does compact some runs: the equality is not only of untouched runs
+
+    def test_a_warm_sweep_of_a_new_grid_is_simulate_of_each_run(self, folder: Path, tmp_path: Path) -> None:
+        """The fast path: runs rebuilt from the catalog with their counts, and settings above a run's untouched
+        peak filled from its template, give simulate()'s numbers on the file for every cell."""
+        catalog = Catalog(tmp_path / "catalog")
+        run_fleet([folder], GRID, catalog, InlineExecutor())
+        grid = replace(GRID, ratios=(0.55, 0.75, 0.95), keeps=(1, 4), min_targets=(0.05, 0.2))
+        fleet = run_fleet([folder], grid, catalog, InlineExecutor())
+        assert fleet.counts.processed == 0 and fleet.counts.swept > 0  # nothing read again, settings played
+        table, swept = sweep_fleet(catalog, list(fleet.runs), grid, InlineExecutor())
+        assert swept == 0  # the second time every cell is the catalog's
+        width, compacting = len(grid.settings), 0
+        for run, row in enumerate(fleet.runs):
+            conversation = load_conversations(Path(row.path))[row.conversation]
+            for at, (ratio, keep, target) in enumerate(grid.settings):
+                config = CurrentRoundCompressorConfig(
+                    trigger_context_ratio=ratio, keep_recent_messages=keep, min_target_context_ratio=target
+                )
+                simulation = simulate(conversation, config, context_max=CONTEXT_MAX, summary=grid.summary)
+                assessed = assess_simulation(simulation, None)
+                cell = run * width + at
+                assert table.compactions[cell] == simulation.outcome.compactions
+                assert table.peaks[cell] == simulation.outcome.peak_tokens
+                assert table.over[cell] == simulation.outcome.steps_over_capacity
+                assert table.tokens[cell] == assessed.tokens
+                assert table.flagged[cell] == assessed.loops.flagged
+                compacting += simulation.outcome.compactions > 0
+        assert 0 < compacting < len(fleet.runs) * width  # both played and untouched cells were checked
 
     def test_each_message_row_has_its_count_role_class_and_pairing(
         self, folder: Path, tmp_path: Path
