@@ -21,7 +21,7 @@ from compressor.prompt import section_checklist
 
 from . import charts, tables
 from .components import error_line, message_picker, plain, stats, table
-from .i18n import chart_labels, counted, explain, result_stats, status_text
+from .i18n import chart_labels, counted, explain, result_stats, role_names, status_text
 from .roots import without_server_paths
 from .settings import Settings
 from .sources import LoadedConversation
@@ -92,7 +92,8 @@ def show_result(result: CompactionResult, *, key: str) -> None:
         st.code(result.prompt or "", language=None, wrap_lines=True)
     with tabs[2]:
         st.caption(t("result.request", messages=len(result.request_messages), tokens=result.request_tokens))
-        table(tables.messages_table(result.request_messages, result.analysis.counter), hide_index=True)
+        roles = role_names(session.language())
+        table(tables.messages_table(result.request_messages, result.analysis.counter, roles), hide_index=True)
         message_picker(
             result.request_messages, keys.page_widget(key, "request_message"), t("result.request_message")
         )
@@ -105,7 +106,10 @@ def show_result(result: CompactionResult, *, key: str) -> None:
             st.caption(t("result.no_attempts"))
     with tabs[5]:
         st.caption(t("result.context", messages=len(result.messages)))
-        table(tables.messages_table(result.messages, result.analysis.counter), hide_index=True)
+        table(
+            tables.messages_table(result.messages, result.analysis.counter, role_names(session.language())),
+            hide_index=True,
+        )
         message_picker(result.messages, keys.page_widget(key, "context_message"), t("result.context_message"))
     with tabs[6]:
         if result.debug_records:

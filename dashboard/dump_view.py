@@ -18,7 +18,7 @@ from compressor.dumps.debuglog import debug_log_name
 from . import charts, tables
 from .compaction_view import compaction_run, show_result, summary_checklist
 from .components import error_line, flag_summary_secrets, message_picker, plain, stats, table
-from .i18n import chart_labels, counted, dump_stats, option_labels, segment_names
+from .i18n import chart_labels, counted, dump_stats, option_labels, role_names, segment_names
 from .settings import Settings, with_changes
 from .sources import dump_conversation, oversized_message
 from .state import dumps, keys, live, session
@@ -52,7 +52,7 @@ def show_dump(path: str, record: DumpRecord, current: Settings, *, base: Path) -
         ):
             with column:
                 st.caption(t(f"dumps.{side}", messages=counted(len(messages), "message", language)))
-                table(tables.messages_table(messages, current.counter), hide_index=True)
+                table(tables.messages_table(messages, current.counter, role_names(language)), hide_index=True)
                 message_picker(
                     messages, keys.page_widget("dumps", f"{side}_message"), t(f"dumps.{side}_message")
                 )
@@ -64,7 +64,10 @@ def show_dump(path: str, record: DumpRecord, current: Settings, *, base: Path) -
             span_frame = tables.dump_span_frame(record, dumps.dump_span(path, current.counter))
             st.caption(t("dumps.span_note", counter=t(f"counter.{current.counter}")))
             st.plotly_chart(charts.span_bars(span_frame, labels=chart_labels(language)), key="dumps_span")
-            table(tables.message_table(span_frame, segment_names(language)), hide_index=True)
+            table(
+                tables.message_table(span_frame, segment_names(language), role_names=role_names(language)),
+                hide_index=True,
+            )
     with tabs[2]:
         st.code(record.prompt, language=None, wrap_lines=True)
     with tabs[3]:

@@ -164,7 +164,7 @@ MISSING = "—"
 SHARES = ("peak_utilisation", "compacting_share", "peak_p50", "peak_p95", "headroom_share")
 
 
-def cell(key: str, value: Any) -> Any:
+def _cell(key: str, value: object) -> object:
     """A value as a table shows it: a dash for none, a share as a percentage, anything else as it is."""
     if value is None:
         return MISSING
@@ -174,7 +174,7 @@ def cell(key: str, value: Any) -> Any:
 def runs_frame(rows: Sequence[Mapping[str, Any]], columns: Mapping[str, str]) -> pd.DataFrame:
     """The runs table: the columns named in ``columns`` (key → header), in that order."""
     return pd.DataFrame(
-        [{header: cell(key, row.get(key)) for key, header in columns.items()} for row in rows],
+        [{header: _cell(key, row.get(key)) for key, header in columns.items()} for row in rows],
         columns=list(columns.values()),
     )
 
@@ -199,7 +199,7 @@ def settings_frame(fleet: Fleet, headers: Mapping[str, str]) -> pd.DataFrame:
             "tokens": f.tokens,
             "cost": f.cost,
         }
-        rows.append({header: cell(key, values[key]) for key, header in columns.items()})
+        rows.append({header: _cell(key, values[key]) for key, header in columns.items()})
     return pd.DataFrame(rows, columns=list(columns.values()))
 
 

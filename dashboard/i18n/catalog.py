@@ -20,6 +20,8 @@ ZH: dict[str, str] = zh.STRINGS
 STRINGS: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
 
 SEGMENT_KEYS: tuple[str, ...] = ("system", "prefix", "compress", "tail", "unanchored")
+#: The roles a message may have (``role.<key>``): the protocol's names, worded in the UI's language.
+ROLE_KEYS: tuple[str, ...] = ("system", "user", "assistant", "tool")
 #: Every label a chart draws (``chart.<key>``); the segment names join them under their own keys.
 CHART_KEYS: tuple[str, ...] = (
     "internal",
@@ -212,6 +214,10 @@ def compaction_headers(language: str) -> dict[str, str]:
 
 def segment_names(language: str) -> dict[str, str]:
     return {key: translate(language, f"segment.{key}") for key in SEGMENT_KEYS}
+
+
+def role_names(language: str) -> dict[str, str]:
+    return {key: translate(language, f"role.{key}") for key in ROLE_KEYS}
 
 
 def note_names(language: str) -> dict[str, str]:

@@ -86,6 +86,10 @@ STRINGS: dict[str, str] = {
     "reason.unknown": "the call failed for an unrecognised reason",
     "reason.empty_summary": "the model's reply held no summary text",
     # segments and chart labels
+    "role.system": "system",
+    "role.user": "user",
+    "role.assistant": "assistant",
+    "role.tool": "tool",
     "segment.system": "system",
     "segment.prefix": "preserved prefix",
     "segment.compress": "span to compress",

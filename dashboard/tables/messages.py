@@ -91,10 +91,13 @@ def message_table(
     frame: pd.DataFrame,
     segment_names: Mapping[str, str] | None = None,
     note_names: Mapping[str, str] | None = None,
+    role_names: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """The message table a page shows: the message (``#12``, or ``system 1``), role, tokens, segment, notes,
-    preview."""
+    preview; segments, notes and roles in the words given (a code without words shows as itself)."""
     segments = segment_names or {}
+    roles = role_names or {}
+    system = roles.get("system", "system")
     notes_text = {"last_user": "last user request", "internal": "internal", **(note_names or {})}
     notes = [
         ", ".join(
@@ -104,8 +107,11 @@ def message_table(
     ]
     return pd.DataFrame(
         {
-            "message": frame["label"],
-            "role": frame["role"],
+            "message": [
+                f"{system} {label.split(' ', 1)[1]}" if label.startswith("system ") else label
+                for label in frame["label"]
+            ],
+            "role": [roles.get(role, role) for role in frame["role"]],
             "tokens": frame["tokens"],
             "segment": [segments.get(segment, segment) for segment in frame["segment"]],
             "notes": notes,
@@ -114,12 +120,16 @@ def message_table(
     )
 
 
-def messages_table(messages: Sequence[Message], counter: str | None = None) -> pd.DataFrame:
-    """A plain list of messages (a dump's before/after, a request, a compacted context): index, role,
-    tokens (each message alone, by the compressor's ``counter``; left out without one), preview."""
+def messages_table(
+    messages: Sequence[Message], counter: str | None = None, role_names: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """A plain list of messages (a dump's before/after, a request, a compacted context): index, role (in the
+    words of ``role_names``), tokens (each message alone, by the compressor's ``counter``; left out without
+    one), preview."""
+    roles = role_names or {}
     columns: dict[str, list[Any]] = {
         "index": list(range(len(messages))),
-        "role": [m.role for m in messages],
+        "role": [roles.get(m.role, m.role) for m in messages],
     }
     if counter is not None:
         priced = get_counter(counter)

@@ -10,7 +10,7 @@ from compressor.window_parts import of_analysis
 from dashboard import charts, tables
 from dashboard.components import flag_message_secrets, plain, show_message, stop_when_empty, table
 from dashboard.follow import follow_panel
-from dashboard.i18n import chart_labels, counted, note_names, segment_names
+from dashboard.i18n import chart_labels, counted, note_names, role_names, segment_names
 from dashboard.i18n.terms import span_ranges
 from dashboard.state import conversations, keys, session, views
 from dashboard.state.session import t
@@ -99,7 +99,9 @@ table(
     views.kept(
         ("span_table", *shape),
         conversation,
-        lambda: tables.message_table(frame, segment_names(language), note_names(language)),
+        lambda: tables.message_table(
+            frame, segment_names(language), note_names(language), role_names(language)
+        ),
     ),
     hide_index=True,
     column_config={"preview": st.column_config.TextColumn(width="large")},

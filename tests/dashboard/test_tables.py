@@ -317,3 +317,15 @@ class TestSweepFrame:
         column = rows[0].split(",").index("first_trigger_index")
         fires, never = (row.split(",")[column] for row in rows[1:])
         assert fires == str(swept.outcomes[0].first_trigger_index) and never == ""
+
+
+class TestRoles:
+    def test_roles_and_system_rows_are_worded_in_the_language_given(self) -> None:
+        from dashboard.i18n import role_names
+
+        frame = tables.span_frame(demo_analysis())
+        shown = tables.message_table(frame, role_names=role_names("zh"))
+        assert shown["message"].tolist()[0] == "系统 1" and shown["role"].tolist()[:2] == ["系统", "用户"]
+        plain = tables.messages_table([Message(role="assistant", content="a")], role_names=role_names("zh"))
+        assert plain["role"].tolist() == ["助手"]
+        assert tables.message_table(frame)["role"].tolist()[1] == "user"  # without words, the role itself

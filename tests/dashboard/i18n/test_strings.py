@@ -25,6 +25,7 @@ from dashboard.i18n import (
     EN,
     NOTE_KEYS,
     PART_KEYS,
+    ROLE_KEYS,
     SEGMENT_KEYS,
     STRINGS,
     ZH,
@@ -61,6 +62,7 @@ def dynamic_keys() -> set[str]:
     keys |= {f"counter.{name}" for name in COUNTER_NAMES}
     keys |= {f"why.{code}" for code in get_args(ReasonCode)}
     keys |= {f"segment.{name}" for name in SEGMENT_KEYS} | {f"chart.{name}" for name in CHART_KEYS}
+    keys |= {f"role.{name}" for name in ROLE_KEYS}
     keys |= {f"col.{name}" for name in COLUMN_KEYS} | {f"note.{name}" for name in NOTE_KEYS}
     keys |= set(COMPACTION_HEADERS.values()) | {f"secrets.kind.{kind}" for kind in SECRET_KINDS}
     keys |= {f"report.col.{name}" for name in (*report.COMPACTION_COLUMNS, *report.SWEEP_COLUMNS)}
