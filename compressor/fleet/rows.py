@@ -11,6 +11,7 @@ import functools
 import json
 import os
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from ..jsontext import writable_value
@@ -206,25 +207,55 @@ def message_lines(conversation: Conversation, run_id: str, counter: str) -> tupl
     counts = tuple(get_counter(counter).message_tokens_many(messages))
     callers: dict[str, int] = {}
     system = len(conversation.system)
+    # The row as ``line("messages", ...)`` writes it, from one template (a message row is the catalog's most
+    # numerous): only strings that may need escaping go through json.dumps.
+    template = _message_template(counter)
+    run = _json(run_id)
     out = []
     for at, (message, tokens) in enumerate(zip(messages, counts, strict=True)):
         part, position = ("system", at) if at < system else ("context", at - system)
-        if part == "context" and message.role == "assistant":
+        role = message.role
+        if part == "context" and role == "assistant":
             for call_id in message.call_ids:
                 callers.setdefault(call_id, position)
-        paired = callers.get(message.tool_call_id or "", -1) if message.role == "tool" else -1
-        values = {
-            "run_id": run_id,
-            "part": part,
-            "position": position,
-            "role": message.role,
-            "role_class": role_class(message),
-            f"tokens_{counter}": tokens,
-            "tool_calls": len(message.tool_calls or ()),
-            "tool_call_id": message.tool_call_id,
-            "paired_position": paired,
-            "reported_tokens": message.reported_total_tokens,
-            "chars": len(message.text),
-        }
-        out.append(line("messages", **values) + "\n")
+        paired = callers.get(message.tool_call_id or "", -1) if role == "tool" else -1
+        reported = message.reported_total_tokens
+        out.append(
+            template.format(
+                run=run,
+                part=part,
+                position=position,
+                role=_json(role),
+                role_class=_json(role_class(message)),
+                tokens=tokens,
+                tool_calls=len(message.tool_calls or ()),
+                tool_call_id=_json(message.tool_call_id),
+                paired=paired,
+                reported="null" if reported is None else reported,
+                chars=len(message.text),
+            )
+        )
     return "".join(out), counts
+
+
+_json = json.dumps
+
+
+@cache
+def _message_template(counter: str) -> str:
+    """A message row's JSON line with its values as format fields; every other counter's column is null."""
+    fields = {
+        "run_id": "{run}",
+        "part": '"{part}"',
+        "position": "{position}",
+        "role": "{role}",
+        "role_class": "{role_class}",
+        **{f"tokens_{name}": "{tokens}" if name == counter else "null" for name in COUNTER_NAMES},
+        "tool_calls": "{tool_calls}",
+        "tool_call_id": "{tool_call_id}",
+        "paired_position": "{paired}",
+        "reported_tokens": "{reported}",
+        "chars": "{chars}",
+    }
+    assert tuple(fields) == MESSAGE_COLUMNS
+    return "{{" + ",".join(f'"{name}":{value}' for name, value in fields.items()) + "}}\n"
