@@ -311,6 +311,8 @@ def _sweep(
     _from_catalog(catalog, collected)
     _fill_untouched(collected)
     todo = [run for run in range(len(runs)) if collected.missing(run)]
+    # Longest first (steps times settings to play), so the last task to finish is a short one: no core idles.
+    todo.sort(key=lambda run: -runs[run].steps * len(collected.missing(run)))
     position = {row.run_id: run for run, row in enumerate(runs)}
     if todo:
         with writing(catalog) as writer:
