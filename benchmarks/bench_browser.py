@@ -159,6 +159,8 @@ def _measure() -> dict[str, dict[str, Any]]:
                 page.wait_for_selector(IDLE)
                 page.get_by_role("tab", name="Files on the server").click()
                 page.get_by_role("button", name="Load this file").click()
+                # the click's rerun may not have started when the page first looks idle: wait for the file itself
+                page.get_by_text(f"Current conversation: {big.name}", exact=False).wait_for(timeout=180_000)
                 page.wait_for_selector(IDLE)
                 page.get_by_role("link", name="Span & trigger").click()
                 page.wait_for_selector('[data-testid="stMetric"]')
