@@ -220,6 +220,9 @@ class RunIndex:
     def _intern(
         self, key: Any, make: Callable[[], tuple[Message | None, int]], role: str = "user", tool_id: str | None = None
     ) -> int:
+        found = self._interned.get(key)  # an entry once interned never changes: no lock to find it
+        if found is not None:
+            return found
         with self._lock:
             found = self._interned.get(key)
             if found is not None:
@@ -236,7 +239,8 @@ class RunIndex:
 
     def sized_memory(self, summary_tokens: int) -> int:
         """A memory block whose summary costs ``summary_tokens`` (its text is built only when needed)."""
-        entry = self._intern(("memory", summary_tokens), lambda: (None, self.memory_overhead + summary_tokens))
+        key = ("memory", summary_tokens)
+        entry = self._interned.get(key) or self._intern(key, lambda: (None, self.memory_overhead + summary_tokens))
         self.summary_tokens[entry] = summary_tokens
         return entry
 
