@@ -29,7 +29,7 @@ from compressor.replay import ratio_steps
 
 from .. import roots
 from ..settings import Settings
-from ..sources import LoadedConversation, safe_file_name
+from ..sources import LoadedConversation, safe_file_name, writable_conversation
 from . import conversations, keys, scratch, session
 
 #: Worker processes of a build (default: one per core); tests and small machines may ask for one.
@@ -197,7 +197,7 @@ def open_run(
     """Load one run of the fleet, queue the fleet's setting and the run's capacity for the sidebar, and give
     the page file to switch to (the caller switches; on a problem, its line is kept for the page to show)."""
     try:
-        loaded = load_conversations(Path(path))[conversation]
+        loaded = writable_conversation(load_conversations(Path(path))[conversation])
     except (CompressorError, OSError, IndexError) as error:
         st.session_state[keys.K_FLEET_OPEN] = ("error", " ".join(str(error).split()))
         return ""
