@@ -94,7 +94,7 @@ def span_bars(
                 x=[bar.tokens for bar in mine],
                 y=[bar.position for bar in mine],
                 marker_color=PALETTE[segment],
-                customdata=[[bar.label, bar.last - bar.first + 1] for bar in mine],
+                customdata=[[_worded(bar.label, labels), bar.last - bar.first + 1] for bar in mine],
                 hovertemplate="%{customdata[0]}: %{x:,} "
                 + labels["tokens"]
                 + "<extra>"
@@ -147,11 +147,16 @@ def span_bars(
             "autorange": "reversed",
             "tickmode": "array",
             "tickvals": [bar.position for bar in bars][::tick_step],
-            "ticktext": [bar.label for bar in bars][::tick_step],
+            "ticktext": [_worded(bar.label, labels) for bar in bars][::tick_step],
             "title": labels["message"],
         },
     )
     return fig
+
+
+def _worded(label: str, labels: Mapping[str, str]) -> str:
+    """A bar's label with its system rows named in the chart's language ("system 1" → "系统 1")."""
+    return label.replace("system ", f"{labels['system']} ") if label.startswith("system ") else label
 
 
 def _bar_of_index(frame: pd.DataFrame, bars: Sequence[Bar], index: int) -> int | None:

@@ -85,6 +85,8 @@ class TestSpanBars:
         fig = charts.span_bars(tables.span_frame(demo_analysis()), labels=chart_labels("zh"))
         assert traces(fig)["compress"].name == "待压缩片段"  # the same name as the window bar's span
         assert fig.layout.yaxis.title.text == "消息"
+        assert fig.layout.yaxis.ticktext[0] == "系统 1"  # a system row is named in the chart's language
+        assert traces(fig)["system"].customdata[0][0] == "系统 1"
 
 
 class TestLongConversations:
