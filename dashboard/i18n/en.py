@@ -1086,12 +1086,12 @@ STRINGS.update(
             "Dump review). Choose a folder of agent runs, such as the bundled samples, or upload a zip."
         ),
         "fleet.recommendation": "Recommendation",
-        "fleet.pick": "Use trigger {ratio}, keep {keep}, min target {target}",
+        "fleet.pick": "Use trigger_context_ratio {ratio}, keep_recent_messages {keep}, min_target_context_ratio {target}.",
         "fleet.no_pick": "No setting of the grid keeps the headroom on the chosen share of runs.",
         "fleet.reason.no_runs": "There is no run to recommend from.",
         "fleet.reason.none_reach_share": (
-            "No setting keeps {headroom} free on {share} of the runs; the best, trigger {ratio} keep {keep} "
-            "min target {min_target}, does on {best_share}."
+            "No setting keeps {headroom} free on {share} of the runs; the best, trigger_context_ratio {ratio}, "
+            "keep_recent_messages {keep}, min_target_context_ratio {min_target}, does on {best_share}."
         ),
         "fleet.reason.reaches_share": "It keeps {headroom} free on {keeping:,} of {runs:,} runs ({share}; goal {goal}).",
         "fleet.reason.qualifying": "{qualifying} of {considered} settings reach that share.",
@@ -1115,11 +1115,12 @@ STRINGS.update(
         "fleet.hurt.over_headroom": "peak {peak_utilisation}, above the {limit} the headroom allows",
         "fleet.hurt.loop_flagged": "{flagged} attempts raise a loop flag",
         "fleet.hurt.costs_more": (
-            "{extra} more than its own cheapest setting (trigger {ratio} keep {keep} min target {min_target}: "
+            "{extra} more than its own cheapest setting (trigger_context_ratio {ratio}, keep_recent_messages {keep}, "
+            "min_target_context_ratio {min_target}: "
             "{best_charge})"
         ),
         "fleet.heat_metric": "Heatmap of",
-        "fleet.heat_title": "{metric} by setting (min target {target})",
+        "fleet.heat_title": "{metric} by setting (min_target_context_ratio {target})",
         "fleet.heat_hover": "trigger %{x}, keep %{y}: %{text}",
         "fleet.metric.headroom_share": "Runs keeping the headroom",
         "fleet.metric.cost": "Fleet cost",

@@ -64,7 +64,10 @@ def test_the_tau_bench_file_opens_with_a_recommendation(fleet_root: Path, tmp_pa
     assert fleet.recommendation == expected.recommendation and fleet.settings == expected.settings
     ratio, keep, target = expected.recommendation.setting or (None, None, None)
     shown = texts(at)
-    assert f"Use trigger {ratio:g}, keep {keep}, min target {target:g}" in shown
+    assert (  # named as Tune and the sidebar name the setting
+        f"Use trigger_context_ratio {ratio:g}, keep_recent_messages {keep}, min_target_context_ratio {target:g}."
+        in shown
+    )
     assert next(m.value for m in at.metric if m.label == "Runs") == "200"
     assert [m.value for m in at.metric if m.label == "Unreadable"] == ["1"]
     tables = [frame.value for frame in at.dataframe]
