@@ -20,7 +20,7 @@ from compressor.messages import Conversation
 from compressor.prompt import section_checklist
 
 from . import charts, tables
-from .components import error_line, message_picker, plain, stats, table
+from .components import cell_words, error_line, message_picker, plain, stats, table
 from .i18n import chart_labels, counted, explain, result_stats, role_names, status_text
 from .roots import without_server_paths
 from .settings import Settings
@@ -113,7 +113,7 @@ def show_result(result: CompactionResult, *, key: str) -> None:
         message_picker(result.messages, keys.page_widget(key, "context_message"), t("result.context_message"))
     with tabs[6]:
         if result.debug_records:
-            table(tables.debug_table(result.debug_records), hide_index=True)
+            table(tables.debug_table(result.debug_records, cell_words()), hide_index=True)
             st.json(list(result.debug_records), expanded=False)
         else:
             st.caption(t("result.no_debug"))

@@ -25,6 +25,7 @@ from .i18n import Stat, column_labels, counted, secret_kind
 from .roots import without_server_paths
 from .state import session
 from .state.session import t
+from .tables import CellWords
 
 #: Characters that can start markdown, HTML, math, emoji shortcodes or Streamlit directives on one line.
 _SPECIAL = "\\`*_{}[]()#+-!|<>~$:^&="
@@ -103,6 +104,12 @@ def stats(values: Sequence[Stat]) -> None:
                 help=stat.help,  # markdown: the glossary's formulas are set as code
                 width="content",
             )
+
+
+def cell_words() -> CellWords:
+    """How the session's language words a debug table's flags and sizes ("是", "3 项")."""
+    language = session.language()
+    return CellWords(yes=t("cell.yes"), no=t("cell.no"), size=lambda n, noun: counted(n, noun, language))
 
 
 def stop_when_empty(message_key: str) -> NoReturn:

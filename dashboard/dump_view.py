@@ -17,7 +17,7 @@ from compressor.dumps.debuglog import debug_log_name
 
 from . import charts, tables
 from .compaction_view import compaction_run, show_result, summary_checklist
-from .components import error_line, flag_summary_secrets, message_picker, plain, stats, table
+from .components import cell_words, error_line, flag_summary_secrets, message_picker, plain, stats, table
 from .i18n import chart_labels, counted, dump_stats, option_labels, role_names, segment_names
 from .settings import Settings, with_changes
 from .sources import dump_conversation, oversized_message
@@ -100,7 +100,7 @@ def debug_records(record: DumpRecord, base: Path) -> None:
                 )
             )
         )
-        table(tables.debug_table(record.debug_records), hide_index=True)
+        table(tables.debug_table(record.debug_records, cell_words()), hide_index=True)
         st.json(list(record.debug_records), expanded=False)
     else:
         st.caption(t("dumps.no_debug"))

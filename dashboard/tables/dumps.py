@@ -137,7 +137,13 @@ def dump_table(frame: pd.DataFrame, *, here: str = ".") -> pd.DataFrame:
         MISSING if pd.isna(value) else time_text(value.to_pydatetime()) for value in frame["time"]
     ]
     shown["folder"] = [here if folder == "." else folder for folder in frame["folder"]]
+    # the saved share in percent, for a column written "46.9%" as every page writes a share (``SHARE_FORMAT``)
+    shown["reduction_ratio"] = frame["reduction_ratio"] * 100
     return shown
+
+
+#: How a table writes a share held in percent (``dump_table``'s saved share): one decimal, like ``percent()``.
+SHARE_FORMAT = "%.1f%%"
 
 
 def filter_dumps(

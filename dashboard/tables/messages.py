@@ -8,7 +8,8 @@ and an image or a base64 payload shows as its placeholder.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -204,26 +205,41 @@ def checklist_table(checklist: Sequence[tuple[str, bool]]) -> pd.DataFrame:
 MISSING = "—"
 
 
-def _cell(value: Any) -> Any:
+def _english_size(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
+
+
+def _cell(value: Any, words: CellWords) -> Any:
     if value is None:
         return MISSING
     if isinstance(value, list | tuple):
-        return f"{len(value)} items"
+        return words.size(len(value), "item")
     if isinstance(value, dict):
-        return f"{len(value)} fields"
+        return words.size(len(value), "field")
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return words.yes if value else words.no
     return readable(value) if isinstance(value, str) else value
 
 
-def debug_table(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """Debug-log records, one row each; nested values shown by their size."""
+@dataclass(frozen=True)
+class CellWords:
+    """How a debug table words a flag and a nested value's size, in the page's language."""
+
+    yes: str = "yes"
+    no: str = "no"
+    #: (count, "item" or "field") → "1 item", "3 fields"
+    size: Callable[[int, str], str] = _english_size
+
+
+def debug_table(records: Sequence[Mapping[str, Any]], words: CellWords | None = None) -> pd.DataFrame:
+    """Debug-log records, one row each; nested values shown by their size, flags and sizes in ``words``."""
+    said = words or CellWords()
     keys: list[str] = []
     for record in records:
         for key in record:
             if key not in keys and key not in ("processor", "session_id", "context_id"):
                 keys.append(key)
-    rows = [{key: _cell(record.get(key)) for key in keys} for record in records]
+    rows = [{key: _cell(record.get(key), said) for key in keys} for record in records]
     frame = pd.DataFrame(rows, columns=keys)
     for column in frame.columns:
         kinds = {type(value) for value in frame[column]}

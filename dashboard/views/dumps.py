@@ -187,7 +187,7 @@ table(
     tables.dump_table(tables.page_of(shown, int(page), PAGE_SIZE), here=t("dumps.this_folder")),
     hide_index=True,
     column_config={
-        "reduction_ratio": st.column_config.NumberColumn(format="percent"),
+        "reduction_ratio": st.column_config.NumberColumn(format=tables.SHARE_FORMAT),
         "folder": st.column_config.TextColumn(width="medium"),
     },
 )

@@ -126,6 +126,27 @@ class TestResultTables:
             column_labels("en")["total_tokens"] == "Window total"
         )  # the trigger's own number, named as everywhere
 
+    def test_debug_flags_and_sizes_are_worded_in_the_language_given(self) -> None:
+        records = [
+            {"event": "span_built", "hit": True, "preserved_prefix": [{"idx": 0}], "extra": {"a": 1, "b": 2}}
+        ]
+        english = tables.debug_table(records).iloc[0].to_dict()
+        assert english == {
+            "event": "span_built",
+            "hit": "yes",
+            "preserved_prefix": "1 item",
+            "extra": "2 fields",
+        }
+        chinese = tables.CellWords(
+            yes="是", no="否", size=lambda n, noun: f"{n} {'项' if noun == 'item' else '个字段'}"
+        )
+        assert tables.debug_table(records, chinese).iloc[0].tolist() == [
+            "span_built",
+            "是",
+            "1 项",
+            "2 个字段",
+        ]
+
     def test_debug_cells_never_show_none(self) -> None:
         records = [
             {"timestamp": 1.0, "event": "threshold_check", "target_tokens": 5},
@@ -221,11 +242,25 @@ class TestDumpFrame:
         from dashboard.i18n import COLUMN_KEYS
 
         rows = [
-            {"path": "/d/a.json", "file": "a.json", "tokens_before": 10, "tokens_after": 5},
-            {"path": "/d/s1/b.json", "file": "b.json", "tokens_before": 10, "tokens_after": 5},
+            {
+                "path": "/d/a.json",
+                "file": "a.json",
+                "tokens_before": 10,
+                "tokens_after": 5,
+                "reduction_ratio": 0.5,
+            },
+            {
+                "path": "/d/s1/b.json",
+                "file": "b.json",
+                "tokens_before": 10,
+                "tokens_after": 5,
+                "reduction_ratio": 0.5,
+            },
         ]
         shown = tables.dump_table(tables.dump_frame(rows, base="/d"), here="(this folder)")
         assert sorted(shown["folder"]) == ["(this folder)", "s1"]
+        assert shown["reduction_ratio"].tolist() == [50.0, 50.0]  # in percent, written "50.0%" (SHARE_FORMAT)
+        assert tables.SHARE_FORMAT % 46.94 == "46.9%"
         assert set(shown.columns) - {"file"} <= set(COLUMN_KEYS)  # the file name is shown as itself
 
     def test_dumps_written_together_are_ordered_by_sequence(self, dump_rows: list[dict[str, object]]) -> None:
