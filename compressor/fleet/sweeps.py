@@ -123,10 +123,19 @@ class Collected:
         self.settings = grid.settings
         self.position = {setting: at for at, setting in enumerate(self.settings)}
         self.found: list[dict[int, Cell]] = [{} for _ in runs]
-        #: per run and setting, what its compactions summarised (absent: a catalog row that predates it)
+        #: per run and setting, what its compactions summarised, where they summarised anything (memory stays
+        #: small: most cells compact nothing), and the cells whose catalog row predates these numbers
         self.summarised: list[dict[int, Summarised]] = [{} for _ in runs]
+        self.unsummarised: set[tuple[int, int]] = set()
         #: per run, its untouched outcome and bill (None: every setting as high as any touches the run)
         self.templates: dict[int, tuple[Outcome, Bill] | None] = {}
+
+    def summarised_at(self, at: int) -> list[Summarised | None]:
+        """Per run, what its compactions under setting ``at`` summarised (None: not known)."""
+        return [
+            None if (run, at) in self.unsummarised else found.get(at, (0, 0))
+            for run, found in enumerate(self.summarised)
+        ]
 
     def missing(self, run: int) -> tuple[SettingKey, ...]:
         return tuple(s for at, s in enumerate(self.settings) if at not in self.found[run])
@@ -170,7 +179,9 @@ def _from_catalog(catalog: Catalog, collected: Collected) -> None:
         if at is not None and run is not None:
             money = cost if cost is not None else math.nan
             found[run][at] = (compactions, peak, over, tokens, money, flagged)
-            if row[12] is not None and row[13] is not None:
+            if row[12] is None or row[13] is None:
+                collected.unsummarised.add((run, at))
+            elif row[12]:
                 summarised[run][at] = (row[12], row[13])
 
 
@@ -181,12 +192,11 @@ def _fill_untouched(collected: Collected) -> None:
         if untouched is None:
             continue
         template, bill = untouched
-        found, summarised = collected.found[run], collected.summarised[run]
+        found = collected.found[run]
         untouched_cell = cell(template, bill)
         for at, setting in enumerate(collected.settings):
             if at not in found and template.peak_tokens < threshold_for(template.context_max, setting[0]):
                 found[at] = untouched_cell
-                summarised[at] = (0, 0)
 
 
 def kept_batches(
@@ -337,7 +347,10 @@ def _take(collected: Collected, run: int, result: SweepResult) -> None:
         at = collected.position[outcome.key]
         collected.found[run][at] = cell(outcome, bill)
         if bill.span_tokens is not None and bill.summary_tokens is not None:
-            collected.summarised[run][at] = (bill.span_tokens, bill.summary_tokens)
+            if bill.span_tokens:
+                collected.summarised[run][at] = (bill.span_tokens, bill.summary_tokens)
+        else:
+            collected.unsummarised.add((run, at))
 
 
 def picked_outcomes(
@@ -400,7 +413,7 @@ def run_fleet(
     if recommendation.setting is not None:
         picked = picked_outcomes(catalog, runs, grid, recommendation.setting)
         at = table.settings.index(recommendation.setting)
-        summarised = [found.get(at) for found in collected.summarised] if collected is not None else None
+        summarised = collected.summarised_at(at) if collected is not None else None
         retention = fleet_retention(
             catalog, runs, table, grid, recommendation.setting, executor, cancel, summarised
         )
