@@ -13,6 +13,8 @@ import asyncio
 from pathlib import Path
 from typing import Any, TextIO
 
+from dashboard.i18n import counted
+
 from ..backends import Backend
 from ..dumps import read_dump
 from ..errors import CompressorError, DumpFormatError
@@ -169,7 +171,7 @@ def format_report(label: str, summary: str, report: ScoreReport, probes: dict[st
     """The table: one row per compaction with kept/total per category, the totals, decay and what was lost."""
     heads = [_SHORT.get(c, c) for c in CATEGORIES]
     lines = [
-        f"{label}  [{len(report.compactions)} compaction(s), summary: {summary}]",
+        f"{label}  [{counted(len(report.compactions), 'compaction', 'en')}, summary: {summary}]",
         f"  {'#':>2} {'at':>6} {'span':>13} {'span tok':>9} {'summ tok':>8} "
         + " ".join(f"{h:>8}" for h in heads) + f" {'overall':>14}",
     ]

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from dashboard.i18n import recommendation_sentences
+from dashboard.i18n import counted, recommendation_sentences
 
 from ..cost import CompactionCost, LoopFlag, LoopReport, RunCost, RunLedger, Unit
 from ..errors import ConfigError
@@ -248,9 +248,9 @@ def format_report(tuning: Tuning) -> str:
         f"counter {simulation.counter}, context_max {simulation.capacity.describe()}, summary {simulation.summary}]",
         price_text(tuning.price),
         f"current setting  trigger {o.trigger_context_ratio:g}, keep {o.keep_recent_messages}, "
-        f"min target {o.min_target_context_ratio:g}: trigger fires {first}; {o.compactions} compaction(s), "
+        f"min target {o.min_target_context_ratio:g}: trigger fires {first}; {counted(o.compactions, 'compaction', 'en')}, "
         f"{o.refused} refused",
-        f"  peak {o.peak_tokens:,} tokens ({o.peak_utilisation:.1%}), {o.steps_over_capacity} step(s) over capacity; "
+        f"  peak {o.peak_tokens:,} tokens ({o.peak_utilisation:.1%}), {counted(o.steps_over_capacity, 'call', 'en')} over capacity; "
         f"compaction input {o.compaction_input_tokens:,}; agent input {o.agent_input_tokens:,} "
         f"(uncompacted {o.agent_input_tokens_uncompacted:,})",
     ]

@@ -49,7 +49,7 @@ class TestRecorded:
     def test_the_table(self) -> None:
         code, out, _ = run("score", ENGRAM)
         assert code == 0
-        assert "3 compaction(s), summary: recorded" in out
+        assert "3 compactions, summary: recorded" in out
         assert "86/220" in out and "commands kept verbatim: 0/162" in out
         assert "decay of what compaction 0 kept" in out and "lost in 0, paths:" in out
 
@@ -79,7 +79,7 @@ class TestDumps:
 
     def test_our_demo_dumps_as_a_table(self) -> None:
         code, out, _ = run("score", str(REPO / "dumps" / "demo"))
-        assert code == 0 and "compaction(s), summary: recorded" in out
+        assert code == 0 and "dumps/demo  [3 compactions, summary: recorded]" in out
 
 
 class TestLive:
