@@ -404,7 +404,11 @@ STRINGS: dict[str, str] = {
     "compact.download_dump": "Compaction dump (JSON)",
     "compact.dump_kept": "Dump kept at {path}",
     # results
-    "result.parts": "prefix {prefix:,} · memory block {memory:,} · reinjection {reinjection:,} · tail {tail:,} tokens",
+    "result.parts": (
+        "prefix {prefix:,} · memory block {memory:,} · reinjection {reinjection:,} · tail {tail:,} tokens, each part "
+        "counted as openJiuwen counts a message list (its messages + 3), so a part is 3 more than the same "
+        "messages in the window breakdown"
+    ),
     "result.reinjected": "{files} re-added by state reinjection ({tokens:,} tokens):",
     "result.reinjection_heavy": "The reinjected files cost at least as much as the summary itself.",
     "result.tab.summary": "Summary",

@@ -332,7 +332,10 @@ STRINGS: dict[str, str] = {
     "compact.download_conversation": "压缩后的会话（openJiuwen JSON）",
     "compact.download_dump": "压缩转储（JSON）",
     "compact.dump_kept": "转储已保存到 {path}",
-    "result.parts": "前缀 {prefix:,} · 记忆块 {memory:,} · 状态回注 {reinjection:,} · 尾部 {tail:,} token",
+    "result.parts": (
+        "前缀 {prefix:,} · 记忆块 {memory:,} · 状态回注 {reinjection:,} · 尾部 {tail:,} token；"
+        "每部分按 openJiuwen 计算消息列表的方式计数（其消息之和 + 3），因此比窗口构成中同样的消息多 3"
+    ),
     "result.reinjected": "状态回注重新加入了 {files}（{tokens:,} token）：",
     "result.reinjection_heavy": "回注文件的开销不低于摘要本身。",
     "result.tab.summary": "摘要",
