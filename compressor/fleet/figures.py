@@ -56,6 +56,8 @@ class OutcomeTable:
     tokens: array[int] = field(default_factory=lambda: array("q"))
     costs: array[float] = field(default_factory=lambda: array("d"))
     flagged: array[int] = field(default_factory=lambda: array("q"))
+    #: ``unit`` once known (it reads every cost; ``charge`` asks for it per cell), forgotten by ``add_run``
+    _unit: Unit | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def empty(cls, settings: tuple[SettingKey, ...]) -> OutcomeTable:
@@ -63,6 +65,7 @@ class OutcomeTable:
 
     def add_run(self, context_max: int, cells: Sequence[Cell]) -> None:
         """One run's cells, in the order of ``settings``."""
+        self._unit = None
         self.capacities.append(context_max)
         for compactions, peak, over, tokens, cost, flagged in cells:
             self.compactions.append(compactions)
@@ -78,7 +81,10 @@ class OutcomeTable:
 
     @property
     def unit(self) -> Unit:
-        return "usd" if self.costs and not any(math.isnan(c) for c in self.costs) else "tokens"
+        if self._unit is None:
+            priced = self.costs and not any(math.isnan(c) for c in self.costs)
+            self._unit = "usd" if priced else "tokens"
+        return self._unit
 
     def charge(self, at: int) -> float:
         """What a cell costs in the table's unit."""
