@@ -52,8 +52,14 @@ def run(repeat: int = 3) -> dict[str, Any]:
         if len(recommendation.assessments) != len(result.outcomes):
             raise RuntimeError("not every setting was priced")
         for strategy in BASELINES:  # as tune() plays them: a one-setting sweep at the current setting
-            one = sweep(conversation, ratios=[0.8], keeps=[0], context_max=CONTEXT_MAX, summary=SUMMARY,
-                        strategy=strategy)
+            one = sweep(
+                conversation,
+                ratios=[0.8],
+                keeps=[0],
+                context_max=CONTEXT_MAX,
+                summary=SUMMARY,
+                strategy=strategy,
+            )
             assess(one.outcomes[0], one.attempts[0], price, lines=False)
 
     return ratio_result(

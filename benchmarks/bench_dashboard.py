@@ -24,7 +24,6 @@ GOAL = 1.0
 APP_TIMEOUT = 300  # seconds for one AppTest run (the first one tokenises 5,000 messages on a busy machine)
 
 
-
 def _open_span_page(data: bytes) -> Any:
     """An AppTest session with the run uploaded on the Load page and the Span & trigger page shown once."""
     from streamlit.testing.v1 import AppTest

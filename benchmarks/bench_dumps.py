@@ -69,7 +69,6 @@ def fill_folder(folder: Path, count: int = DUMPS) -> int:
     return written
 
 
-
 def run() -> dict[str, Any]:
     from compressor.dumps import DumpIndexCache, index_dumps
 

@@ -150,7 +150,10 @@ def extremes(names: tuple[str, ...] = ("short-messages", "long-string")) -> dict
             size = os.path.getsize(path)
             base = measure_child(path, inspect=False)["peak_bytes"]
             loaded = measure_child(path, inspect=True)
-            row: dict[str, Any] = {"file_mb": round(size / 1e6, 1), "goal": f"<= {EXTREMES_GOAL:g} x file size"}
+            row: dict[str, Any] = {
+                "file_mb": round(size / 1e6, 1),
+                "goal": f"<= {EXTREMES_GOAL:g} x file size",
+            }
             for phase in ("load_peak_bytes", "held_after_load_bytes", "peak_bytes"):
                 label = {"peak_bytes": "analysed"}.get(phase, phase.removesuffix("_bytes"))
                 row[f"{label}_ratio"] = round((loaded[phase] - base) / size, 2)

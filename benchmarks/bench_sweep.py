@@ -24,7 +24,6 @@ SUMMARY = "ratio:0.1"
 GOAL = 3.0
 
 
-
 def run(repeat: int = 3) -> dict[str, Any]:
     from benchmarks.generate import conversation_dicts
     from compressor.analysis import analyze

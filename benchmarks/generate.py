@@ -40,12 +40,20 @@ def conversation_dicts(count: int, *, seed: int = 7, system: bool = True) -> lis
         path = rng.choice(_PATHS)
         name = rng.choice(("read_file", "bash", "grep"))
         arguments = {"file_path": path} if name == "read_file" else {"command": f"pytest -q {path}"}
-        out.append({
-            "role": "assistant",
-            "content": _text(rng, rng.randint(6, 40)),
-            "tool_calls": [{"id": call_id, "type": "function", "name": name, "arguments": json.dumps(arguments)}],
-        })
+        out.append(
+            {
+                "role": "assistant",
+                "content": _text(rng, rng.randint(6, 40)),
+                "tool_calls": [
+                    {"id": call_id, "type": "function", "name": name, "arguments": json.dumps(arguments)}
+                ],
+            }
+        )
         body = _text(rng, rng.randint(40, 400))
-        content = json.dumps({"file_path": path, "content": body, "line_count": body.count("\n") + 1}) if name == "read_file" else body
+        content = (
+            json.dumps({"file_path": path, "content": body, "line_count": body.count("\n") + 1})
+            if name == "read_file"
+            else body
+        )
         out.append({"role": "tool", "tool_call_id": call_id, "content": content})
     return out[: count + (1 if system else 0)]

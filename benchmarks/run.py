@@ -31,7 +31,6 @@ def benchmark(name: str) -> Callable[[Callable[[], Result]], Callable[[], Result
     return register
 
 
-
 @benchmark("tokenising")
 def tokenising() -> Result:
     """First analysis of a fresh 10,000-message conversation vs raw tiktoken on the same texts."""

@@ -20,7 +20,9 @@ def best_of(function: Callable[[], Any], repeat: int = 5) -> float:
     return min(times)
 
 
-def ratio_result(*, baseline: str, baseline_seconds: float, seconds: float, goal: float, **extra: Any) -> dict[str, Any]:
+def ratio_result(
+    *, baseline: str, baseline_seconds: float, seconds: float, goal: float, **extra: Any
+) -> dict[str, Any]:
     """The result every benchmark returns: measured / baseline against an upper goal."""
     ratio = seconds / baseline_seconds
     return {

@@ -170,7 +170,9 @@ class Analysis:
         span, tokens, messages = self.span, self.profile.tokens, self.conversation.messages
         for begin in range(0, len(messages), rows_per_chunk):
             batch = [
-                MessageRow(i, messages[i].role, tokens[i], span.segment_of(i), messages[i].is_internal).to_dict()
+                MessageRow(
+                    i, messages[i].role, tokens[i], span.segment_of(i), messages[i].is_internal
+                ).to_dict()
                 for i in range(begin, min(begin + rows_per_chunk, len(messages)))
             ]
             yield (", " if begin else "") + json_text(batch)[1:-1]

@@ -137,7 +137,9 @@ class CompactionResult:
             )
         if self.reason == "empty_summary":
             return "Compaction failed: the model's reply held no summary text; the context is unchanged."
-        kind_text = next((text for kind, text in KIND_DESCRIPTIONS.items() if kind.value == self.reason), self.reason)
+        kind_text = next(
+            (text for kind, text in KIND_DESCRIPTIONS.items() if kind.value == self.reason), self.reason
+        )
         return f"Compaction failed after {self.calls} call(s): {kind_text}; the context is unchanged."
 
     def to_dict(self) -> dict[str, Any]:
@@ -182,4 +184,3 @@ class CompactionResult:
             "error": self.error,
             "seconds": round(self.seconds, 4),
         }
-

@@ -13,7 +13,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_serializer, model_validator
 
 #: Fields older openJiuwen configs carried; they moved to the engine's compression_recall_config.
-LEGACY_RECALL_FIELDS: tuple[str, ...] = ("enable_recall", "recall_chunk_size_tokens", "recall_chunk_overlap_tokens")
+LEGACY_RECALL_FIELDS: tuple[str, ...] = (
+    "enable_recall",
+    "recall_chunk_size_tokens",
+    "recall_chunk_overlap_tokens",
+)
 #: A day: a longer deadline is no deadline (and ``inf`` or ``nan`` would disable the bound of every call).
 MAX_TIMEOUT_SECONDS = 86_400.0
 

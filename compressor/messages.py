@@ -76,7 +76,11 @@ class ToolCall(BaseModel):
 
     def openai(self) -> dict[str, Any]:
         """OpenAI nested form, as openJiuwen serialises and prices tool calls."""
-        return {"id": self.id, "type": self.type, "function": {"name": self.name, "arguments": self.arguments}}
+        return {
+            "id": self.id,
+            "type": self.type,
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
 
     def serialised(self) -> dict[str, Any]:
         """The OpenAI nested form plus any other non-null fields the call arrived with (a lossless round trip)."""
@@ -194,7 +198,9 @@ class Message(BaseModel):
     def image_count(self) -> int:
         if isinstance(self.content, str):
             return 0
-        return sum(1 for part in self.content if isinstance(part, dict) and part.get("type") in IMAGE_PART_TYPES)
+        return sum(
+            1 for part in self.content if isinstance(part, dict) and part.get("type") in IMAGE_PART_TYPES
+        )
 
     @property
     def is_real_user(self) -> bool:

@@ -51,7 +51,9 @@ _SECTION_GUIDANCE: tuple[str, ...] = (
 def _sections_text() -> str:
     return "\n".join(
         f"### {number}. {title}\n{guidance}\n"
-        for number, (title, guidance) in enumerate(zip(SNAPSHOT_SECTIONS, _SECTION_GUIDANCE, strict=True), start=1)
+        for number, (title, guidance) in enumerate(
+            zip(SNAPSHOT_SECTIONS, _SECTION_GUIDANCE, strict=True), start=1
+        )
     )
 
 

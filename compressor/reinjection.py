@@ -213,10 +213,14 @@ def reinjection_from_files(files: Sequence[ReinjectedFile], skills: Sequence[str
         sections.append(f"{SKILLS_SECTION_OPEN}\n{body}\n{SECTION_CLOSE}")
     section_truncated = False
     if files:
-        body, section_truncated = cap_text(render_section(files).strip(), SECTION_CHAR_CAP, SECTION_CUT_MARKER)
+        body, section_truncated = cap_text(
+            render_section(files).strip(), SECTION_CHAR_CAP, SECTION_CUT_MARKER
+        )
         sections.append(f"{SECTION_OPEN}\n{body}\n{SECTION_CLOSE}")
     content = (
-        f"{OPEN_TAG}\n<instruction>\n{INSTRUCTION}\n</instruction>\n\n" + "\n\n".join(sections) + f"\n{CLOSE_TAG}"
+        f"{OPEN_TAG}\n<instruction>\n{INSTRUCTION}\n</instruction>\n\n"
+        + "\n\n".join(sections)
+        + f"\n{CLOSE_TAG}"
     )
     return Reinjection(
         message=Message(role="user", content=content),

@@ -82,7 +82,10 @@ def load_encoding(name: str) -> tiktoken.Encoding:
     digest = hashlib.sha256(raw).hexdigest()
     if digest != _ENCODING_SHA256[name]:
         raise ConfigError(f"bundled {name} ranks have sha256 {digest}, expected {_ENCODING_SHA256[name]}")
-    ranks = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in raw.splitlines() if line)}
+    ranks = {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in raw.splitlines() if line)
+    }
     return tiktoken.Encoding(
         name=f"{name}-bundled",
         pat_str=_PATTERNS[name],
@@ -184,7 +187,11 @@ class TokenCounter(ABC):
 
     def _counted(self, message: Message) -> int:
         text, apart, fixed = self._parts(message)
-        return fixed + self.wrapped_tokens(f"<|start|>{message.role}\n", text, "<|end|>") + sum(map(self.tok, apart))
+        return (
+            fixed
+            + self.wrapped_tokens(f"<|start|>{message.role}\n", text, "<|end|>")
+            + sum(map(self.tok, apart))
+        )
 
     def message_tokens(self, message: Message) -> int:
         """Tokens of one message without the list overhead; cached on the message."""

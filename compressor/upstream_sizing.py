@@ -286,8 +286,10 @@ def recovered_tokens(counter: TokenCounter, sections: Sequence[tuple[str, _Body]
     present = [(name, body) for name, body in sections if body]
     if not present:
         return 0
-    joined = _join([[_Span(f'<section name="{name}">\n'), *body, _Span("\n</section>")] for name, body in present],
-                   "\n\n")
+    joined = _join(
+        [[_Span(f'<section name="{name}">\n'), *body, _Span("\n</section>")] for name, body in present],
+        "\n\n",
+    )
     read = _without_data_urls(joined)
     if isinstance(counter, StringLengthCounter):
         return (RECOVERED_FIXED_CHARS + _length(read)) // 3

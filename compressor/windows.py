@@ -42,7 +42,9 @@ def model_window(model: str | None) -> int | None:
 def lab_windows() -> dict[str, tuple[int, str]]:
     """Our additions for models openJiuwen's table lacks: name → (tokens, where the figure is published)."""
     text = resources.files("compressor").joinpath("data", "model_context_windows_lab.json").read_text("utf-8")
-    return {str(name): (int(row["tokens"]), str(row["note"])) for name, row in json.loads(text)["models"].items()}
+    return {
+        str(name): (int(row["tokens"]), str(row["note"])) for name, row in json.loads(text)["models"].items()
+    }
 
 
 #: What agents add to a model's table name in their logs: a provider prefix, a date or a version tag.

@@ -87,7 +87,9 @@ def parse_file(file: str, data: bytes) -> FileOutcome:
         problem = oversized_message(conversation)
         if problem is not None:
             return FileOutcome(file, error=f"{file}: {problem}")
-    if may_hold_surrogates(data):  # a page cannot send a lone surrogate to the browser: shown (and run) escaped
+    if may_hold_surrogates(
+        data
+    ):  # a page cannot send a lone surrogate to the browser: shown (and run) escaped
         conversations = [writable_conversation(conversation) for conversation in conversations]
     return FileOutcome(file, tuple(conversations))
 
@@ -196,7 +198,9 @@ def expand_zip(
             if not info.filename.lower().endswith(tuple(suffixes)):
                 errors.append(f"{label}: skipped, not a {', '.join(suffixes)} file")
                 continue
-            if info.filename in seen:  # a zip may hold one path twice: never one silently in place of the other
+            if (
+                info.filename in seen
+            ):  # a zip may hold one path twice: never one silently in place of the other
                 errors.append(f"{label}: a second member with this path; the first one is kept")
                 continue
             seen.add(info.filename)

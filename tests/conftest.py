@@ -18,7 +18,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 FIXTURES = REPO / "tests" / "fixtures"
 UPSTREAM = FIXTURES / "upstream"  # copied from ../shared/fixtures: what openJiuwen itself decided
-SAMPLES = FIXTURES / "samples"  # copied from ../shared/samples (SOURCES.md there says where each file comes from)
+SAMPLES = (
+    FIXTURES / "samples"
+)  # copied from ../shared/samples (SOURCES.md there says where each file comes from)
 TRANSCRIPTS = SAMPLES / "transcripts"
 OPENJIUWEN_DUMPS = SAMPLES / "openjiuwen-dumps"
 
@@ -41,7 +43,9 @@ def fixture(path: Path) -> Path:
 
 
 def span_cases() -> list[dict[str, Any]]:
-    cases: list[dict[str, Any]] = json.loads(fixture(UPSTREAM / "upstream_span_cases.json").read_text())["cases"]
+    cases: list[dict[str, Any]] = json.loads(fixture(UPSTREAM / "upstream_span_cases.json").read_text())[
+        "cases"
+    ]
     return cases
 
 

@@ -274,12 +274,17 @@ def path_lines(paths: Sequence[Artifact], span: int) -> tuple[list[Line], list[L
             relative = text[len(root) + 1 :]
             # Relative only when it still names the file alone and still reads as a path (".env.example" alone
             # does not).
-            if len(relative.split("/")) >= depths.depth.get(item.key, 99) and path_tokens(relative) == [relative]:
+            if len(relative.split("/")) >= depths.depth.get(item.key, 99) and path_tokens(relative) == [
+                relative
+            ]:
                 text = relative
         if text != root:
             shown[item.key] = text
-    single = [Line(8, "", (shown[item.key],), f"- {defused(shown[item.key])}", TIER_PATHS, priority(item, span))
-              for item in paths if item.key in shown]
+    single = [
+        Line(8, "", (shown[item.key],), f"- {defused(shown[item.key])}", TIER_PATHS, priority(item, span))
+        for item in paths
+        if item.key in shown
+    ]
     folders: dict[str, list[Artifact]] = {}
     for item in paths:
         if item.key in shown:
@@ -298,7 +303,9 @@ def path_lines(paths: Sequence[Artifact], span: int) -> tuple[list[Line], list[L
                 grouped.append(Line(8, "", (text,), f"- {defused(text)}", TIER_PATHS, priority(item, span)))
         if len(named) == 1:
             text = shown[named[0][1].key]
-            grouped.append(Line(8, "", (text,), f"- {defused(text)}", TIER_PATHS, priority(named[0][1], span)))
+            grouped.append(
+                Line(8, "", (text,), f"- {defused(text)}", TIER_PATHS, priority(named[0][1], span))
+            )
         elif named:
             # Chunks of GROUP_NAMES, the most wanted first, so that a tight budget still takes the newest files.
             named.sort(key=lambda pair: (-priority(pair[1], span), pair[0]))
@@ -306,8 +313,11 @@ def path_lines(paths: Sequence[Artifact], span: int) -> tuple[list[Line], list[L
                 chunk = named[start : start + GROUP_NAMES]
                 names = ", ".join(sorted(tail for tail, _ in chunk))
                 wanted = priority(chunk[0][1], span)
-                grouped.append(Line(8, "", (folder, start), f"- {defused(folder)}/: {defused(names)}", TIER_PATHS,
-                                     wanted))
+                grouped.append(
+                    Line(
+                        8, "", (folder, start), f"- {defused(folder)}/: {defused(names)}", TIER_PATHS, wanted
+                    )
+                )
     return single, grouped, root
 
 
@@ -316,8 +326,11 @@ def evidence_lines(ledger: Ledger, body: Sequence[Message], narrative: Narrative
     span = len(body)
     lines: list[Line] = []
     for item in ledger.of("identifiers"):
-        lines.append(Line(7, "Identifiers:", (item.index,), f"- {defused(item.text)}", TIER_PATHS,
-                           priority(item, span)))
+        lines.append(
+            Line(
+                7, "Identifiers:", (item.index,), f"- {defused(item.text)}", TIER_PATHS, priority(item, span)
+            )
+        )
     outcomes: dict[str, str] = {}
     for message in body:
         for call in message.tool_calls or ():
@@ -335,8 +348,9 @@ def evidence_lines(ledger: Ledger, body: Sequence[Message], narrative: Narrative
             shown = f"- ran{tail}:\n```\n{text}\n```"
         else:
             shown = f"- {text}{tail}" if "`" in text else f"- `{text}`{tail}"
-        lines.append(Line(7, "Commands run (verbatim):", (item.last_index, item.key), shown, 0,
-                           priority(item, span)))
+        lines.append(
+            Line(7, "Commands run (verbatim):", (item.last_index, item.key), shown, 0, priority(item, span))
+        )
     for number, item in enumerate(ledger.of("errors")):
         lines.append(Line(9, "", (number,), f"- {defused(item.text)}", TIER_EVIDENCE, priority(item, span)))
     # The user's rules and the open items are few and wanted first (the newest MAX_ITEMS of each; the rest
@@ -346,11 +360,14 @@ def evidence_lines(ledger: Ledger, body: Sequence[Message], narrative: Narrative
         items = ledger.of(category)
         recent = {id(item) for item in sorted(items, key=lambda item: item.last_index)[-MAX_ITEMS:]}
         for item in items:
-            tier, wanted = (TIER_FIRST, URGENT) if id(item) in recent else (TIER_EVIDENCE, priority(item, span))
+            tier, wanted = (
+                (TIER_FIRST, URGENT) if id(item) in recent else (TIER_EVIDENCE, priority(item, span))
+            )
             lines.append(Line(section, "", (item.index,), f"- {defused(item.text)}", tier, wanted))
     for item in ledger.of("decisions"):
-        lines.append(Line(7, "Decisions:", (item.index,), f"- {defused(item.text)}", TIER_DETAIL,
-                           priority(item, span)))
+        lines.append(
+            Line(7, "Decisions:", (item.index,), f"- {defused(item.text)}", TIER_DETAIL, priority(item, span))
+        )
     return lines
 
 
@@ -363,8 +380,16 @@ def narrative_lines(found: Narrative, tools: Sequence[ToolDef], ledger: Ledger) 
         lines.append(Line(3, "", (number,), f"- {call}", tier, number / max(len(found.calls), 1)))
     for number, statement in enumerate(found.statements):
         last = number == len(found.statements) - 1
-        lines.append(Line(4, "", (number,), f"- {statement}", TIER_FIRST if last else TIER_NARRATIVE,
-                           URGENT if last else 1.0 + number))
+        lines.append(
+            Line(
+                4,
+                "",
+                (number,),
+                f"- {statement}",
+                TIER_FIRST if last else TIER_NARRATIVE,
+                URGENT if last else 1.0 + number,
+            )
+        )
     for number, sentence in enumerate(found.pending):
         if sentence in todos:
             continue
@@ -376,8 +401,11 @@ def narrative_lines(found: Narrative, tools: Sequence[ToolDef], ledger: Ledger) 
         text = "- Tools available: " + ", ".join(names[:20]) + (", …" if len(names) > 20 else "")
         lines.append(Line(10, "", (1,), text, TIER_DETAIL, 0.5))
     if found.earlier_summary:
-        lines.append(Line(10, "", (2,), "- An earlier summary was compacted too; its first lines:",
-                           TIER_NARRATIVE, 0.9))
+        lines.append(
+            Line(
+                10, "", (2,), "- An earlier summary was compacted too; its first lines:", TIER_NARRATIVE, 0.9
+            )
+        )
         for number, line in enumerate(found.earlier_summary):
             lines.append(Line(10, "", (3, number), f"  {line}", TIER_NARRATIVE, 0.8 - number / 100))
     by_folder: dict[str, list[str]] = {}

@@ -34,8 +34,15 @@ from .extraction import (
 from .redaction import defused, redact
 
 __all__ = [
-    "DEFAULT_SHARE", "LABEL", "MAX_ITEMS", "MIN_BUDGET", "SNAPSHOT_SECTIONS", "OfflineBackend", "build_reply",
-    "default_budget", "offline_summary",
+    "DEFAULT_SHARE",
+    "LABEL",
+    "MAX_ITEMS",
+    "MIN_BUDGET",
+    "SNAPSHOT_SECTIONS",
+    "OfflineBackend",
+    "build_reply",
+    "default_budget",
+    "offline_summary",
 ]
 
 LABEL = "offline (extractive)"
@@ -84,14 +91,19 @@ def _layout(
     blocks = []
     for number, title in enumerate(SNAPSHOT_SECTIONS, start=1):
         lines = [line for line in chosen if line.section == number]
-        groups = sorted({line.group for line in lines} | {g for (n, g), count in left.items() if n == number and count})
+        groups = sorted(
+            {line.group for line in lines} | {g for (n, g), count in left.items() if n == number and count}
+        )
         rows: list[str] = [fixed[number]] if number in fixed else []
         if number == 3 and calls_hidden and lines:
             rows.append(f"- ({calls_hidden} earlier items not listed)")
         for group in groups:
             if group:
                 rows.append(group)
-            rows.extend(line.text for line in sorted((ln for ln in lines if ln.group == group), key=lambda ln: ln.order))
+            rows.extend(
+                line.text
+                for line in sorted((ln for ln in lines if ln.group == group), key=lambda ln: ln.order)
+            )
             if left.get((number, group)):
                 rows.append(f"- ({left[(number, group)]} more not listed: over the size budget)")
         content = "\n".join(rows) if rows else f"- {_EMPTY.get(number, 'none')}"
@@ -124,7 +136,10 @@ def build_reply(
     candidates = [*single, *rest]
     # One line per path, unless everything does not fit and those lines alone would take over PATH_SHARE of it.
     path_cost = sum(counter.tok_many([line.text + "\n" for line in single]))
-    if path_cost > PATH_SHARE * budget and path_cost + sum(counter.tok_many([ln.text + "\n" for ln in rest])) > budget:
+    if (
+        path_cost > PATH_SHARE * budget
+        and path_cost + sum(counter.tok_many([ln.text + "\n" for ln in rest])) > budget
+    ):
         candidates = [*grouped, *rest]
     critical = (
         f"- Extracted offline from {len(body)} messages (user {counts['user']}, assistant {counts['assistant']}, "
@@ -149,7 +164,9 @@ def build_reply(
             "- Secret-looking values are replaced by [redacted].",
         )
     )
-    return redact(f"<{COVERAGE_TAG}>\n{coverage}\n</{COVERAGE_TAG}>\n\n<{SNAPSHOT_TAG}>\n{snapshot}\n</{SNAPSHOT_TAG}>")
+    return redact(
+        f"<{COVERAGE_TAG}>\n{coverage}\n</{COVERAGE_TAG}>\n\n<{SNAPSHOT_TAG}>\n{snapshot}\n</{SNAPSHOT_TAG}>"
+    )
 
 
 def _snapshot(fixed: dict[int, str], chosen: Sequence[Line], candidates: Sequence[Line], hidden: int) -> str:
@@ -193,7 +210,13 @@ def _tiers(candidates: Sequence[Line], costs: Sequence[int]) -> list[int]:
         elif n in first:
             tiers.append(TIER_COMMANDS)
         else:
-            tiers.append(TIER_EVIDENCE if cost <= SHORT_COMMAND else TIER_DETAIL if cost <= LONG_COMMAND else TIER_NARRATIVE)
+            tiers.append(
+                TIER_EVIDENCE
+                if cost <= SHORT_COMMAND
+                else TIER_DETAIL
+                if cost <= LONG_COMMAND
+                else TIER_NARRATIVE
+            )
     return tiers
 
 

@@ -41,19 +41,34 @@ def ratio_arg(text: str) -> float:
 
 def add_settings(parser: argparse.ArgumentParser, *, capacity_model: bool = True) -> None:
     group = parser.add_argument_group("compressor settings")
-    group.add_argument("--trigger-ratio", type=ratio_arg, default=0.8, metavar="R",
-                       help="trigger_context_ratio, 0 < R < 1 (default 0.8)")
-    group.add_argument("--min-target-ratio", type=ratio_arg, default=0.1, metavar="R",
-                       help="min_target_context_ratio, 0 <= R < 1 (default 0.1)")
-    group.add_argument("--keep-recent", type=int, default=0, metavar="N",
-                       help="keep_recent_messages (default 0)")
+    group.add_argument(
+        "--trigger-ratio",
+        type=ratio_arg,
+        default=0.8,
+        metavar="R",
+        help="trigger_context_ratio, 0 < R < 1 (default 0.8)",
+    )
+    group.add_argument(
+        "--min-target-ratio",
+        type=ratio_arg,
+        default=0.1,
+        metavar="R",
+        help="min_target_context_ratio, 0 <= R < 1 (default 0.1)",
+    )
+    group.add_argument(
+        "--keep-recent", type=int, default=0, metavar="N", help="keep_recent_messages (default 0)"
+    )
     capacity = parser.add_mutually_exclusive_group()
     capacity.add_argument("--context-max", type=int, metavar="N", help="context capacity in tokens")
     if capacity_model:
-        capacity.add_argument("--model", metavar="NAME",
-                              help="take the capacity from this model's window (see the capacity table)")
-    group.add_argument("--counter", choices=COUNTER_NAMES, default="cl100k_base",
-                       help="token counter (default cl100k_base)")
+        capacity.add_argument(
+            "--model",
+            metavar="NAME",
+            help="take the capacity from this model's window (see the capacity table)",
+        )
+    group.add_argument(
+        "--counter", choices=COUNTER_NAMES, default="cl100k_base", help="token counter (default cl100k_base)"
+    )
     group.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -149,7 +164,9 @@ def write_atomic(path: Path, text: str, *, guard: KeyGuard | None = None) -> Non
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        os.chmod(temp, 0o666 & ~current_umask())  # mkstemp makes 0600; an output file gets the usual permissions
+        os.chmod(
+            temp, 0o666 & ~current_umask()
+        )  # mkstemp makes 0600; an output file gets the usual permissions
         os.replace(temp, path)
     except OSError as error:
         Path(temp).unlink(missing_ok=True)

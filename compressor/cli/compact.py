@@ -31,19 +31,34 @@ from .common import (
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("compact", help="run one compaction (offline, replayed or against an endpoint)")
+    parser = subparsers.add_parser(
+        "compact", help="run one compaction (offline, replayed or against an endpoint)"
+    )
     parser.add_argument("file", metavar="FILE")
     add_settings(parser, capacity_model=False)
     endpoint = parser.add_argument_group("backend (default: offline unless API_BASE is set)")
-    endpoint.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
-    endpoint.add_argument("--api-key", metavar="KEY", help="API key (or env API_KEY); never stored or printed")
+    endpoint.add_argument(
+        "--api-base", metavar="URL", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1"
+    )
+    endpoint.add_argument(
+        "--api-key", metavar="KEY", help="API key (or env API_KEY); never stored or printed"
+    )
     endpoint.add_argument("--model", dest="model_name", metavar="NAME", help="model name for the endpoint")
-    endpoint.add_argument("--backend", metavar="offline|replay:DUMP", help="offline, or replay a dump's reply")
-    endpoint.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
-                          help="deadline of each model call, connect to last byte (default 120); all calls of "
-                               "the compaction, retries and waits included, end within 3 times it; a reply is "
-                               "read up to 16 MiB")
-    parser.add_argument("--preserve", metavar="TEXT", help="what the summary must keep (a priority, not a task)")
+    endpoint.add_argument(
+        "--backend", metavar="offline|replay:DUMP", help="offline, or replay a dump's reply"
+    )
+    endpoint.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="deadline of each model call, connect to last byte (default 120); all calls of "
+        "the compaction, retries and waits included, end within 3 times it; a reply is "
+        "read up to 16 MiB",
+    )
+    parser.add_argument(
+        "--preserve", metavar="TEXT", help="what the summary must keep (a priority, not a task)"
+    )
     parser.add_argument("--force", action="store_true", help="compact even when the trigger does not fire")
     parser.add_argument("--dump-dir", metavar="DIR", help="write a dump and the debug log here")
     parser.add_argument("--out", metavar="FILE", help="write the resulting conversation (openJiuwen JSON)")
@@ -95,24 +110,37 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not ok:
         return EXIT_BAD_INPUT
     if len(conversations) != 1:
-        bad(f"{args.file}: holds {len(conversations)} conversations; compact takes one (split the file first)", err)
+        bad(
+            f"{args.file}: holds {len(conversations)} conversations; compact takes one (split the file first)",
+            err,
+        )
         return EXIT_BAD_INPUT
     compressor = CurrentRoundCompressor(
         config, backend, context_max=args.context_max, counter=args.counter, dump_dir=args.dump_dir
     )
-    result = asyncio.run(compressor.compact(conversations[0], force=args.force, preserve_instruction=args.preserve))
+    result = asyncio.run(
+        compressor.compact(conversations[0], force=args.force, preserve_instruction=args.preserve)
+    )
     if args.out:
-        write_atomic(Path(args.out), json_text(result.conversation.to_openjiuwen(), indent=2), guard=output_guard(args))
+        write_atomic(
+            Path(args.out), json_text(result.conversation.to_openjiuwen(), indent=2), guard=output_guard(args)
+        )
     if args.json:
         print(json_text(result.to_dict()), file=out)
     else:
         print(f"[{result.backend_label}] {result.status_text}", file=out)
         for attempt in result.attempts:
-            print(f"  call {attempt.number}: {attempt.message_count} messages, {attempt.request_tokens:,} tokens → "
-                  f"{attempt.outcome}{f' ({attempt.error})' if attempt.error else ''}", file=out)
+            print(
+                f"  call {attempt.number}: {attempt.message_count} messages, {attempt.request_tokens:,} tokens → "
+                f"{attempt.outcome}{f' ({attempt.error})' if attempt.error else ''}",
+                file=out,
+            )
         if result.status == "compacted":
-            print(f"  prefix {result.prefix_tokens:,} + memory {result.memory_tokens:,} + reinjection "
-                  f"{result.reinjection_tokens:,} + tail {result.tail_tokens:,} tokens", file=out)
+            print(
+                f"  prefix {result.prefix_tokens:,} + memory {result.memory_tokens:,} + reinjection "
+                f"{result.reinjection_tokens:,} + tail {result.tail_tokens:,} tokens",
+                file=out,
+            )
         if result.dump_path:
             print(f"  dump: {result.dump_path}", file=out)
         if result.dump_error:

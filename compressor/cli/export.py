@@ -32,8 +32,12 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("export", help="write a run's compactions as OpenTelemetry GenAI spans")
     parser.add_argument("files", nargs="+", metavar="FILE")
     parser.add_argument("--otel", required=True, metavar="OUT.json", help="the OTLP JSON file to write")
-    parser.add_argument("--summary", default="ratio:0.1", metavar="offline|fixed:N|ratio:X",
-                        help="how the simulated compactions' summaries are sized (default ratio:0.1)")
+    parser.add_argument(
+        "--summary",
+        default="ratio:0.1",
+        metavar="offline|fixed:N|ratio:X",
+        help="how the simulated compactions' summaries are sized (default ratio:0.1)",
+    )
     parser.add_argument("--recorded-only", action="store_true", help="only the compactions the files record")
     add_settings(parser)
     parser.set_defaults(run=run)
@@ -55,7 +59,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         simulation = None
         if not args.recorded_only:
             simulation = simulate(
-                conversation, config, context_max=args.context_max, model=args.model, counter=args.counter,
+                conversation,
+                config,
+                context_max=args.context_max,
+                model=args.model,
+                counter=args.counter,
                 summary=summary,
             )
         runs.append((conversation, compactions_of(conversation, simulation)))

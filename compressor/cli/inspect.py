@@ -13,7 +13,9 @@ from .common import EXIT_BAD_INPUT, EXIT_OK, add_settings, bad, load_all, settin
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("inspect", help="span split, window total and trigger decision of conversations")
+    parser = subparsers.add_parser(
+        "inspect", help="span split, window total and trigger decision of conversations"
+    )
     parser.add_argument("files", nargs="+", metavar="FILE")
     add_settings(parser)
     parser.set_defaults(run=run)
@@ -21,7 +23,11 @@ def add_parser(subparsers: Any) -> None:
 
 def _format_analysis(analysis: Analysis) -> str:
     d, span = analysis.decision, analysis.span
-    prefix, compress, tail = analysis.segment_tokens["prefix"], analysis.segment_tokens["compress"], analysis.segment_tokens["tail"]
+    prefix, compress, tail = (
+        analysis.segment_tokens["prefix"],
+        analysis.segment_tokens["compress"],
+        analysis.segment_tokens["tail"],
+    )
     keep_note = (
         f" (tool boundary moved the tail start from {analysis.naive_tail_start} to {span.tail[0]})"
         if analysis.keep_moved_by_tool_boundary
@@ -43,13 +49,19 @@ def _format_analysis(analysis: Analysis) -> str:
         f"    tail           [{span.tail[0]}, {span.tail[1]}){'':<6} {span.counts[2]:>8} {tail:>11,}",
     ]
     if span.unanchored[1] > span.unanchored[0]:
-        rows.append(f"    (no span)      [{span.unanchored[0]}, {span.unanchored[1]})  no real user message to anchor on")
+        rows.append(
+            f"    (no span)      [{span.unanchored[0]}, {span.unanchored[1]})  no real user message to anchor on"
+        )
     counts = count_messages(analysis.conversation)
     rows.append(
         f"  turns            {counts.real_user} real user, {counts.internal_user} internal user, {counts.assistant} "
         f"assistant, {counts.tool} tool results for {counts.tool_calls} tool calls"
         + (f" ({counts.unmatched_tool_calls} calls unanswered)" if counts.unmatched_tool_calls else "")
-        + (f" ({counts.unmatched_tool_results} results without a call)" if counts.unmatched_tool_results else "")
+        + (
+            f" ({counts.unmatched_tool_results} results without a call)"
+            if counts.unmatched_tool_results
+            else ""
+        )
     )
     for compaction in analysis.conversation.recorded_compactions:
         sizes = (
@@ -58,10 +70,14 @@ def _format_analysis(analysis: Analysis) -> str:
             else ""
         )
         rows.append(f"  recorded         {compaction.source} compaction at message {compaction.index}{sizes}")
-    rows.extend(f"  reading          {describe_reading(reading)}" for reading in analysis.conversation.readings)
+    rows.extend(
+        f"  reading          {describe_reading(reading)}" for reading in analysis.conversation.readings
+    )
     rows.append(f"  decision         {'HIT' if d.hit else 'no'}: {d.reason} — {d.explain()}")
     if not analysis.config.model_configured:
-        rows.append("  note             no model configured: openJiuwen itself would not compact with this config")
+        rows.append(
+            "  note             no model configured: openJiuwen itself would not compact with this config"
+        )
     return "\n".join(rows)
 
 

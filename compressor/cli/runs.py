@@ -19,7 +19,9 @@ def add_parser(subparsers: Any) -> None:
         "runs", help="list the sessions Claude Code, Codex, Gemini CLI, Qwen Code, OpenCode and Cline wrote"
     )
     parser.add_argument("--home", metavar="DIR", help="look under this home folder instead of yours")
-    parser.add_argument("--limit", type=int, default=50, metavar="N", help="list at most N sessions (default 50)")
+    parser.add_argument(
+        "--limit", type=int, default=50, metavar="N", help="list at most N sessions (default 50)"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per session")
     parser.set_defaults(run=run)
 

@@ -50,22 +50,38 @@ _SHORT = {"identifiers": "ids", "constraints": "rules", "decisions": "decide"}
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("score", help="what each compaction kept: paths, commands, errors, ids, …")
     parser.add_argument("file", metavar="FILE", help="an agent run, a dump file or a folder of dumps")
-    parser.add_argument("--summary", choices=SUMMARIES, default="recorded",
-                        help="score the summary written there (recorded, default), our offline memory block "
-                             "over the same spans (offline), or a live model's (live: needs an endpoint)")
+    parser.add_argument(
+        "--summary",
+        choices=SUMMARIES,
+        default="recorded",
+        help="score the summary written there (recorded, default), our offline memory block "
+        "over the same spans (offline), or a live model's (live: needs an endpoint)",
+    )
     parser.add_argument("--counter", choices=COUNTER_NAMES, default="cl100k_base", help="token counter")
-    parser.add_argument("--conversation", type=int, default=None, metavar="K",
-                        help="which conversation of a file holding several (0-based; default: all)")
+    parser.add_argument(
+        "--conversation",
+        type=int,
+        default=None,
+        metavar="K",
+        help="which conversation of a file holding several (0-based; default: all)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     endpoint = parser.add_argument_group("endpoint (for --summary live and --probes)")
     endpoint.add_argument("--api-base", metavar="URL", help="OpenAI-compatible base URL (or env API_BASE)")
-    endpoint.add_argument("--api-key", metavar="KEY", help="API key (or env API_KEY); never stored or printed")
+    endpoint.add_argument(
+        "--api-key", metavar="KEY", help="API key (or env API_KEY); never stored or printed"
+    )
     endpoint.add_argument("--model", dest="model_name", metavar="NAME", help="model name (or env MODEL_NAME)")
-    endpoint.add_argument("--backend", metavar="replay:DUMP", help="replay a dump's reply instead of an endpoint")
+    endpoint.add_argument(
+        "--backend", metavar="replay:DUMP", help="replay a dump's reply instead of an endpoint"
+    )
     endpoint.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
     probes = parser.add_argument_group("probe grading")
-    probes.add_argument("--probes", action="store_true",
-                        help="estimate the calls and tokens of probe grading each compaction; with --yes, run it")
+    probes.add_argument(
+        "--probes",
+        action="store_true",
+        help="estimate the calls and tokens of probe grading each compaction; with --yes, run it",
+    )
     probes.add_argument("--yes", action="store_true", help="spend the estimated calls (needs an endpoint)")
     parser.set_defaults(run=run)
 
@@ -96,7 +112,10 @@ def _runs(args: argparse.Namespace, err: TextIO) -> list[tuple[str, list[Site], 
         return None
     if args.conversation is not None:
         if not 0 <= args.conversation < len(conversations):
-            bad(f"{args.file}: --conversation {args.conversation} is out of range (0..{len(conversations) - 1})", err)
+            bad(
+                f"{args.file}: --conversation {args.conversation} is out of range (0..{len(conversations) - 1})",
+                err,
+            )
             return None
         conversations = [conversations[args.conversation]]
     return [(c.name or str(path), recorded_sites(c), []) for c in conversations]
@@ -123,7 +142,10 @@ def _probes(args: argparse.Namespace, sites: list[Site], report: ScoreReport) ->
         for site, scored in zip(sites, report.compactions, strict=True)
         if scored.retention is not None
     ]
-    costs = [estimate_probe_cost(probes, *_contexts(site, scored), counter=args.counter) for site, scored, probes in work]
+    costs = [
+        estimate_probe_cost(probes, *_contexts(site, scored), counter=args.counter)
+        for site, scored, probes in work
+    ]
     out: dict[str, Any] = {
         "estimate": {
             "calls": sum(c.calls for c in costs),
@@ -135,7 +157,9 @@ def _probes(args: argparse.Namespace, sites: list[Site], report: ScoreReport) ->
     if args.yes:
         backend = _endpoint(args)
         for site, scored, probes in work:
-            graded = asyncio.run(grade_probes(probes, *_contexts(site, scored), answerer=backend, counter=args.counter))
+            graded = asyncio.run(
+                grade_probes(probes, *_contexts(site, scored), answerer=backend, counter=args.counter)
+            )
             out["compactions"].append({"number": scored.number, **graded.to_dict()})
     return out
 
@@ -173,17 +197,22 @@ def format_report(label: str, summary: str, report: ScoreReport, probes: dict[st
     lines = [
         f"{label}  [{counted(len(report.compactions), 'compaction', 'en')}, summary: {summary}]",
         f"  {'#':>2} {'at':>6} {'span':>13} {'span tok':>9} {'summ tok':>8} "
-        + " ".join(f"{h:>8}" for h in heads) + f" {'overall':>14}",
+        + " ".join(f"{h:>8}" for h in heads)
+        + f" {'overall':>14}",
     ]
     for c in report.compactions:
         span = f"[{c.span[0]}, {c.span[1]})"
         if c.retention is None:
-            lines.append(f"  {c.number:>2} {c.index:>6} {span:>13} {c.span_tokens:>9,} {'-':>8}  not scored: {c.reason}")
+            lines.append(
+                f"  {c.number:>2} {c.index:>6} {span:>13} {c.span_tokens:>9,} {'-':>8}  not scored: {c.reason}"
+            )
             continue
         tallies = c.retention.by_category
         overall = c.retention.overall
         cells = " ".join(f"{_cell(tallies[k].kept, tallies[k].total):>8}" for k in CATEGORIES)
-        share = f"{overall.kept}/{overall.total}" + (f" {overall.ratio:.0%}" if overall.ratio is not None else "")
+        share = f"{overall.kept}/{overall.total}" + (
+            f" {overall.ratio:.0%}" if overall.ratio is not None else ""
+        )
         kept_elsewhere = f"  (+{overall.elsewhere} still in the kept messages)" if overall.elsewhere else ""
         lines.append(
             f"  {c.number:>2} {c.index:>6} {span:>13} {c.span_tokens:>9,} {c.summary_tokens:>8,} {cells} {share:>14}"
@@ -196,23 +225,32 @@ def format_report(label: str, summary: str, report: ScoreReport, probes: dict[st
     memory_tokens = sum(c.memory_tokens for c in report.compactions if c.retention is not None)
     lines.append(
         f"  {'all':>9} {'':>13} {'':>9} {summary_tokens:>8,} "
-        + " ".join(f"{_cell(totals[k].kept, totals[k].total):>8}" for k in CATEGORIES) + f" {share:>14}"
+        + " ".join(f"{_cell(totals[k].kept, totals[k].total):>8}" for k in CATEGORIES)
+        + f" {share:>14}"
     )
-    lines.append(f"  summaries {summary_tokens:,} tokens; the messages carrying them {memory_tokens:,} tokens")
+    lines.append(
+        f"  summaries {summary_tokens:,} tokens; the messages carrying them {memory_tokens:,} tokens"
+    )
     commands = totals["commands"]
     if commands.total:
         lines.append(f"  commands kept verbatim: {commands.exact}/{commands.total}")
     if report.decay is not None:
-        lines.append(f"  decay of what compaction {report.decay.first} kept ({len(report.decay.followed)} artifacts):")
+        lines.append(
+            f"  decay of what compaction {report.decay.first} kept ({len(report.decay.followed)} artifacts):"
+        )
         for step in report.decay.steps:
             t = step.overall
-            lines.append(f"    compaction {step.number}: {t.kept}/{t.total} in its summary, {t.elsewhere} still in the kept messages")
+            lines.append(
+                f"    compaction {step.number}: {t.kept}/{t.total} in its summary, {t.elsewhere} still in the kept messages"
+            )
     for c in report.compactions:
         if c.retention is None:
             continue
         for category, items in c.retention.lost().items():
             if items:
-                shown = "; ".join(f"{item.text.splitlines()[0][:80]} (#{item.index})" for item in items[:LOST_SHOWN])
+                shown = "; ".join(
+                    f"{item.text.splitlines()[0][:80]} (#{item.index})" for item in items[:LOST_SHOWN]
+                )
                 more = f"; … {len(items) - LOST_SHOWN} more" if len(items) > LOST_SHOWN else ""
                 lines.append(f"  lost in {c.number}, {category}: {shown}{more}")
     for problem in report.problems:
@@ -221,9 +259,12 @@ def format_report(label: str, summary: str, report: ScoreReport, probes: dict[st
         estimate = probes["estimate"]
         lines.append(
             f"  probe grading: {estimate['calls']} calls, about {estimate['input_tokens']:,} input and "
-            f"{estimate['output_tokens']:,} output tokens" + ("" if probes["compactions"] else " (add --yes to run it)")
+            f"{estimate['output_tokens']:,} output tokens"
+            + ("" if probes["compactions"] else " (add --yes to run it)")
         )
         for graded in probes["compactions"]:
             o = graded["overall"]
-            lines.append(f"    compaction {graded['number']}: before {o['before']}, after {o['after']} (of 5)")
+            lines.append(
+                f"    compaction {graded['number']}: before {o['before']}, after {o['after']} (of 5)"
+            )
     return "\n".join(lines)

@@ -43,24 +43,52 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("file", metavar="FILE", help="an agent run in any supported format")
     add_settings(parser)
     sweep = parser.add_argument_group("sweep")
-    sweep.add_argument("--ratios", metavar="R,R,…",
-                       help=f"trigger ratios to sweep (default {','.join(f'{r:g}' for r in DEFAULT_RATIOS)})")
-    sweep.add_argument("--keeps", metavar="N,N,…",
-                       help=f"keep_recent_messages values to sweep (default {','.join(map(str, DEFAULT_KEEPS))})")
-    sweep.add_argument("--summary", default=DEFAULT_SUMMARY, metavar="offline|fixed:N|ratio:X",
-                       help=f"how big each summary is (default {DEFAULT_SUMMARY}, as the dashboard's Tune page); "
-                            "offline runs the offline backend on every compaction request, slow on long runs")
-    sweep.add_argument("--headroom", default=str(DEFAULT_HEADROOM), metavar="H",
-                       help=f"share of context_max the recommendation keeps free (default {DEFAULT_HEADROOM:g})")
+    sweep.add_argument(
+        "--ratios",
+        metavar="R,R,…",
+        help=f"trigger ratios to sweep (default {','.join(f'{r:g}' for r in DEFAULT_RATIOS)})",
+    )
+    sweep.add_argument(
+        "--keeps",
+        metavar="N,N,…",
+        help=f"keep_recent_messages values to sweep (default {','.join(map(str, DEFAULT_KEEPS))})",
+    )
+    sweep.add_argument(
+        "--summary",
+        default=DEFAULT_SUMMARY,
+        metavar="offline|fixed:N|ratio:X",
+        help=f"how big each summary is (default {DEFAULT_SUMMARY}, as the dashboard's Tune page); "
+        "offline runs the offline backend on every compaction request, slow on long runs",
+    )
+    sweep.add_argument(
+        "--headroom",
+        default=str(DEFAULT_HEADROOM),
+        metavar="H",
+        help=f"share of context_max the recommendation keeps free (default {DEFAULT_HEADROOM:g})",
+    )
     cost = parser.add_argument_group("cost")
-    cost.add_argument("--price-model", metavar="NAME",
-                      help="price the run as this model (default: --model, else the model the run's file names)")
-    cost.add_argument("--prices", metavar="FILE",
-                      help="a JSON price table whose rows replace or extend the bundled ones")
-    cost.add_argument("--keep-results", type=int, default=MASK_KEEP_RESULTS, metavar="N",
-                      help=f"tool results the masking baselines leave unmasked (default {MASK_KEEP_RESULTS})")
-    parser.add_argument("--conversation", type=int, default=None, metavar="K",
-                        help="which conversation of a file holding several (0-based)")
+    cost.add_argument(
+        "--price-model",
+        metavar="NAME",
+        help="price the run as this model (default: --model, else the model the run's file names)",
+    )
+    cost.add_argument(
+        "--prices", metavar="FILE", help="a JSON price table whose rows replace or extend the bundled ones"
+    )
+    cost.add_argument(
+        "--keep-results",
+        type=int,
+        default=MASK_KEEP_RESULTS,
+        metavar="N",
+        help=f"tool results the masking baselines leave unmasked (default {MASK_KEEP_RESULTS})",
+    )
+    parser.add_argument(
+        "--conversation",
+        type=int,
+        default=None,
+        metavar="K",
+        help="which conversation of a file holding several (0-based)",
+    )
     parser.add_argument("--html", metavar="REPORT.html", help="also write a self-contained HTML report")
     parser.set_defaults(run=run)
 
@@ -75,7 +103,9 @@ def _numbers(text: str | None, default: Sequence[Any], kind: type, what: str) ->
         try:
             values.append(kind(part.strip()))
         except ValueError:
-            raise ConfigError(f"{what}: {part.strip()!r} is not a {'whole number' if kind is int else 'number'}") from None
+            raise ConfigError(
+                f"{what}: {part.strip()!r} is not a {'whole number' if kind is int else 'number'}"
+            ) from None
     if not values:
         raise ConfigError(f"{what}: give at least one value, e.g. {','.join(str(v) for v in default)}")
     return values
@@ -106,7 +136,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_BAD_INPUT
     if args.conversation is not None:
         if not 0 <= args.conversation < len(conversations):
-            bad(f"{args.file}: --conversation {args.conversation} is out of range (0..{len(conversations) - 1})", err)
+            bad(
+                f"{args.file}: --conversation {args.conversation} is out of range (0..{len(conversations) - 1})",
+                err,
+            )
             return EXIT_BAD_INPUT
         conversations = [conversations[args.conversation]]
     if len(conversations) != 1:
@@ -115,9 +148,18 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     conversation = conversations[0]
     try:
         tuning = tune(
-            conversation, config, context_max=args.context_max, model=args.model, counter=args.counter,
-            summary=summary, ratios=ratios, keeps=keeps, headroom=headroom, price_model=args.price_model,
-            prices=args.prices, keep_results=args.keep_results,
+            conversation,
+            config,
+            context_max=args.context_max,
+            model=args.model,
+            counter=args.counter,
+            summary=summary,
+            ratios=ratios,
+            keeps=keeps,
+            headroom=headroom,
+            price_model=args.price_model,
+            prices=args.prices,
+            keep_results=args.keep_results,
         )
     except ConfigError as error:
         bad(str(error), err)
@@ -128,7 +170,9 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
         title = f"Compaction report: {conversation.name or Path(args.file).name}"
         write_atomic(
-            Path(args.html), build_report(simulation, swept, recommendation, title=title), guard=output_guard(args)
+            Path(args.html),
+            build_report(simulation, swept, recommendation, title=title),
+            guard=output_guard(args),
         )
     if args.json:
         document = {
@@ -186,14 +230,16 @@ def price_text(choice: PriceChoice) -> str:
 def compaction_lines(line: CompactionCost, flags: tuple[LoopFlag, ...]) -> list[str]:
     unit = line.unit
     payback = (
-        "never pays back (it saves nothing per call)" if line.payback_calls is None
+        "never pays back (it saves nothing per call)"
+        if line.payback_calls is None
         else f"pays back after {line.payback_calls} call(s) of the {line.horizon_calls} it had"
         + ("" if line.payback == "paid" else ": never within the run")
     )
     call = line.call
     head = (
         f"call {call.input:,} in ({call.cached:,} cached) + {call.output:,} out = {money(line.call_cost, unit)}"
-        if call.calls else "no model call"
+        if call.calls
+        else "no model call"
     )
     retried = f", {line.retries} retr{'y' if line.retries == 1 else 'ies'}" if line.retries else ""
     slept = f", {line.backoff_seconds:.2f} s backoff" if line.backoff_seconds else ""
@@ -212,7 +258,9 @@ def _run_cost(cost: RunCost) -> str:
     agent, compaction = cost.agent, cost.compaction
     calls = (
         f"; {compaction.calls} compaction call(s) {compaction.input:,} in ({compaction.cached:,} cached) "
-        f"+ {compaction.output:,} out" if compaction.calls else ""
+        f"+ {compaction.output:,} out"
+        if compaction.calls
+        else ""
     )
     return (
         f"agent input {agent.input:,} ({agent.cached:,} cached, {agent.written:,} uncached){calls}: "

@@ -59,7 +59,9 @@ class Weights:
     def of(cls, price: Price | None) -> Weights:
         if price is None:
             return cls(1.0, 1.0, 1.0, "tokens")
-        return cls(price.cached_input / PER_TOKENS, price.cache_write / PER_TOKENS, price.output / PER_TOKENS, "usd")
+        return cls(
+            price.cached_input / PER_TOKENS, price.cache_write / PER_TOKENS, price.output / PER_TOKENS, "usd"
+        )
 
     def cost(self, *, cached: int = 0, written: int = 0, output: int = 0) -> float:
         return cached * self.cached + written * self.written + output * self.output
@@ -87,15 +89,19 @@ class CallTokens:
         return self.input + self.output
 
     @classmethod
-    def split(cls, *, input_tokens: int, cached_tokens: int, output_tokens: int = 0, calls: int = 1) -> CallTokens:
+    def split(
+        cls, *, input_tokens: int, cached_tokens: int, output_tokens: int = 0, calls: int = 1
+    ) -> CallTokens:
         """Calls that sent ``input_tokens``, ``cached_tokens`` of them read from the cache."""
         cached = min(max(cached_tokens, 0), input_tokens)
         return cls(cached=cached, written=input_tokens - cached, output=output_tokens, calls=calls)
 
     def plus(self, other: CallTokens) -> CallTokens:
         return CallTokens(
-            cached=self.cached + other.cached, written=self.written + other.written,
-            output=self.output + other.output, calls=self.calls + other.calls,
+            cached=self.cached + other.cached,
+            written=self.written + other.written,
+            output=self.output + other.output,
+            calls=self.calls + other.calls,
         )
 
     def cost(self, weights: Weights) -> float:
@@ -103,8 +109,11 @@ class CallTokens:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "calls": self.calls, "input_tokens": self.input, "cached_tokens": self.cached,
-            "uncached_tokens": self.written, "output_tokens": self.output,
+            "calls": self.calls,
+            "input_tokens": self.input,
+            "cached_tokens": self.cached,
+            "uncached_tokens": self.written,
+            "output_tokens": self.output,
         }
 
 
@@ -112,7 +121,9 @@ def price_call(
     *, input_tokens: int, cached_tokens: int = 0, output_tokens: int = 0, price: Price | None = None
 ) -> float:
     """One request's cost (a dump's, a debug log's): USD with a price, else its tokens."""
-    call = CallTokens.split(input_tokens=input_tokens, cached_tokens=cached_tokens, output_tokens=output_tokens)
+    call = CallTokens.split(
+        input_tokens=input_tokens, cached_tokens=cached_tokens, output_tokens=output_tokens
+    )
     return call.cost(Weights.of(price))
 
 
@@ -151,16 +162,29 @@ class CompactionCost:
     def to_dict(self) -> dict[str, Any]:
         unit = self.unit
         return {
-            "index": self.index, "step": self.step, "kind": self.kind, "status": self.status, "unit": unit,
-            "call": self.call.to_dict(), "retries": self.retries, "backoff_seconds": self.backoff_seconds,
-            "tokens_before": self.tokens_before, "tokens_after": self.tokens_after,
-            "window_before": self.window_before, "window_after": self.window_after,
-            "previous_window": self.previous_window, "invalidated_tokens": self.invalidated_tokens,
-            "cache_write_tokens": self.cache_write_tokens, "call_cost": rounded(self.call_cost, unit),
+            "index": self.index,
+            "step": self.step,
+            "kind": self.kind,
+            "status": self.status,
+            "unit": unit,
+            "call": self.call.to_dict(),
+            "retries": self.retries,
+            "backoff_seconds": self.backoff_seconds,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "window_before": self.window_before,
+            "window_after": self.window_after,
+            "previous_window": self.previous_window,
+            "invalidated_tokens": self.invalidated_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "call_cost": rounded(self.call_cost, unit),
             "cache_write_cost": rounded(self.cache_write_cost, unit),
             "first_call_extra": rounded(self.first_call_extra, unit),
-            "saving_per_call": rounded(self.saving_per_call, unit), "cost": rounded(self.cost, unit),
-            "payback": self.payback, "payback_calls": self.payback_calls, "horizon_calls": self.horizon_calls,
+            "saving_per_call": rounded(self.saving_per_call, unit),
+            "cost": rounded(self.cost, unit),
+            "payback": self.payback,
+            "payback_calls": self.payback_calls,
+            "horizon_calls": self.horizon_calls,
         }
 
 
@@ -203,12 +227,27 @@ def compaction_cost(
         payback_calls = 1 + ceil(owed / saving - 1e-12)
     paid = payback_calls is not None and payback_calls <= horizon_calls
     return CompactionCost(
-        index=index, step=step, kind=kind, status=status, unit=weights.unit, call=call, retries=retries,
-        backoff_seconds=backoff_seconds, tokens_before=tokens_before, tokens_after=tokens_after,
-        window_before=window_before, window_after=after, previous_window=previous_window,
-        invalidated_tokens=max(reusable - kept, 0) if changed else 0, cache_write_tokens=rewrite,
-        call_cost=call_cost, cache_write_cost=rewrite * weights.written, first_call_extra=extra,
-        saving_per_call=saving, payback="paid" if paid else "never", payback_calls=payback_calls,
+        index=index,
+        step=step,
+        kind=kind,
+        status=status,
+        unit=weights.unit,
+        call=call,
+        retries=retries,
+        backoff_seconds=backoff_seconds,
+        tokens_before=tokens_before,
+        tokens_after=tokens_after,
+        window_before=window_before,
+        window_after=after,
+        previous_window=previous_window,
+        invalidated_tokens=max(reusable - kept, 0) if changed else 0,
+        cache_write_tokens=rewrite,
+        call_cost=call_cost,
+        cache_write_cost=rewrite * weights.written,
+        first_call_extra=extra,
+        saving_per_call=saving,
+        payback="paid" if paid else "never",
+        payback_calls=payback_calls,
         horizon_calls=horizon_calls,
     )
 
@@ -228,14 +267,20 @@ class RunCost:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "agent": self.agent.to_dict(), "compaction": self.compaction.to_dict(), "unit": self.unit,
-            "tokens": self.tokens, "cost": rounded(self.cost, self.unit),
+            "agent": self.agent.to_dict(),
+            "compaction": self.compaction.to_dict(),
+            "unit": self.unit,
+            "tokens": self.tokens,
+            "cost": rounded(self.cost, self.unit),
         }
 
 
 def run_cost(agent: CallTokens, compaction: CallTokens, weights: Weights) -> RunCost:
     return RunCost(
-        agent=agent, compaction=compaction, unit=weights.unit, cost=agent.cost(weights) + compaction.cost(weights)
+        agent=agent,
+        compaction=compaction,
+        unit=weights.unit,
+        cost=agent.cost(weights) + compaction.cost(weights),
     )
 
 

@@ -51,7 +51,8 @@ class LoopRules:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "low_gain_share": self.low_gain_share, "refire_calls": self.refire_calls,
+            "low_gain_share": self.low_gain_share,
+            "refire_calls": self.refire_calls,
             "breaker_after": self.breaker_after,
         }
 
@@ -95,9 +96,14 @@ class Storm:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "attempts": self.attempts, "flagged": self.flagged, "longest_streak": self.longest_streak,
-            "first_index": self.first_index, "breaker_index": self.breaker_index, "breaker_step": self.breaker_step,
-            "stopped_attempts": self.stopped_attempts, "stopped_calls": self.stopped_calls,
+            "attempts": self.attempts,
+            "flagged": self.flagged,
+            "longest_streak": self.longest_streak,
+            "first_index": self.first_index,
+            "breaker_index": self.breaker_index,
+            "breaker_step": self.breaker_step,
+            "stopped_attempts": self.stopped_attempts,
+            "stopped_calls": self.stopped_calls,
             "stopped_request_tokens": self.stopped_request_tokens,
         }
 
@@ -135,11 +141,21 @@ def attempt_flags(
     saved = before - attempt.sent_tokens if attempt.status == "compacted" else 0
     share = saved / before if before else 0.0
     if share < rules.low_gain_share:
-        flags.append(LoopFlag("low_gain", {
-            "saved_tokens": saved, "window_tokens": before, "share": round(share, 4), "limit": rules.low_gain_share,
-        }))
+        flags.append(
+            LoopFlag(
+                "low_gain",
+                {
+                    "saved_tokens": saved,
+                    "window_tokens": before,
+                    "share": round(share, 4),
+                    "limit": rules.low_gain_share,
+                },
+            )
+        )
     if previous_step is not None and attempt.step - previous_step <= rules.refire_calls:
-        flags.append(LoopFlag("refires", {"calls": attempt.step - previous_step, "limit": rules.refire_calls}))
+        flags.append(
+            LoopFlag("refires", {"calls": attempt.step - previous_step, "limit": rules.refire_calls})
+        )
     if attempt.sent_tokens >= threshold:
         flags.append(LoopFlag("stays_above", {"window_tokens": attempt.sent_tokens, "threshold": threshold}))
     return tuple(flags)
@@ -171,8 +187,13 @@ def _storm(attempts: Sequence[Attempt], flagged: Sequence[AttemptFlags], rules: 
         return None
     after = attempts[trip + 1 :]
     return Storm(
-        attempts=len(attempts), flagged=sum(1 for a in flagged if a.flags), longest_streak=longest,
-        first_index=flagged[first].index, breaker_index=flagged[trip].index, breaker_step=flagged[trip].step,
-        stopped_attempts=len(after), stopped_calls=sum(a.calls for a in after),
+        attempts=len(attempts),
+        flagged=sum(1 for a in flagged if a.flags),
+        longest_streak=longest,
+        first_index=flagged[first].index,
+        breaker_index=flagged[trip].index,
+        breaker_step=flagged[trip].step,
+        stopped_attempts=len(after),
+        stopped_calls=sum(a.calls for a in after),
         stopped_request_tokens=sum(a.request_tokens for a in after),
     )

@@ -40,7 +40,9 @@ class _Row(BaseModel):
     @model_validator(mode="after")
     def _cache_not_dearer_than_input(self) -> _Row:
         if self.cached_input is not None and self.cached_input > self.input:
-            raise ValueError("cached_input costs more than input; a cache read is never dearer than a fresh token")
+            raise ValueError(
+                "cached_input costs more than input; a cache read is never dearer than a fresh token"
+            )
         return self
 
 
@@ -81,7 +83,7 @@ class Price:
 
 def _rows(document: Any, origin: str) -> dict[str, Price]:
     if not isinstance(document, Mapping) or not isinstance(document.get("models"), Mapping):
-        raise ConfigError(f"{origin}: a price table is a JSON object with a \"models\" object of rows")
+        raise ConfigError(f'{origin}: a price table is a JSON object with a "models" object of rows')
     rows: dict[str, Price] = {}
     for name, raw in document["models"].items():
         try:

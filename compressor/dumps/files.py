@@ -75,7 +75,9 @@ def temp_pattern(prefix: str, suffix: str) -> re.Pattern[str]:
     return re.compile(f"{re.escape(prefix)}{_RANDOM_PART}{re.escape(suffix)}")
 
 
-def remove_stale_temps(folder: Path, pattern: re.Pattern[str], *, older_than: float = STALE_TEMP_SECONDS) -> int:
+def remove_stale_temps(
+    folder: Path, pattern: re.Pattern[str], *, older_than: float = STALE_TEMP_SECONDS
+) -> int:
     """Delete our own temp files in ``folder`` left by writers that died; how many went. Never raises."""
     removed = 0
     cutoff = time.time() - older_than

@@ -103,7 +103,12 @@ class DumpIndexCache:
             built = _Entry(summarise(path, model, extension_retries(model)), None)
         except DumpFormatError as exc:
             built = _Entry(None, exc.problem)
-        except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # one odd file never ends the listing
+        except (
+            ValueError,
+            TypeError,
+            OverflowError,
+            RecursionError,
+        ) as exc:  # one odd file never ends the listing
             built = _Entry(None, f"unreadable ({type(exc).__name__})")
         with self._lock:
             self.files_read += 1
@@ -205,7 +210,11 @@ def _dump_files(root: Path, recursive: bool) -> Iterator[tuple[Path, os.stat_res
 
 def _candidate(root: Path, path: Path) -> tuple[Path, os.stat_result | None, str]:
     if encodable(str(path)) != str(path):
-        return Path(encodable(str(path))), None, "the file name is not valid UTF-8; rename the file to read it"
+        return (
+            Path(encodable(str(path))),
+            None,
+            "the file name is not valid UTF-8; rename the file to read it",
+        )
     try:
         if path.is_symlink() and not inside(root, path):
             if not path.exists():

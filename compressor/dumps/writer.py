@@ -283,5 +283,3 @@ def _fsync_directory(folder: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-
-

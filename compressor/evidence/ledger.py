@@ -33,8 +33,23 @@ from .artifacts import Artifact, Category, Ledger
 
 #: Tool-call arguments that hold file contents or edits, not names: never read for paths or identifiers.
 CONTENT_ARGUMENTS = frozenset(
-    {"content", "new_string", "old_string", "new_str", "old_str", "file_text", "text", "code", "body", "patch",
-     "input", "edits", "new_source", "todos", "plan"}
+    {
+        "content",
+        "new_string",
+        "old_string",
+        "new_str",
+        "old_str",
+        "file_text",
+        "text",
+        "code",
+        "body",
+        "patch",
+        "input",
+        "edits",
+        "new_source",
+        "todos",
+        "plan",
+    }
 )
 #: Tool-call arguments that name a file outright.
 PATH_ARGUMENTS = ("file_path", "path", "filename", "file", "target_file", "notebook_path", "filepath")
@@ -141,8 +156,13 @@ class _Tally:
     def artifacts(self) -> Iterable[Artifact]:
         for (category, key), (text, first, last, mentions, failures) in self.found.items():
             yield Artifact(
-                category=category, text=text, key=key, index=first, last_index=last,
-                mentions=mentions if isinstance(mentions, int) else len(mentions), failures=failures,
+                category=category,
+                text=text,
+                key=key,
+                index=first,
+                last_index=last,
+                mentions=mentions if isinstance(mentions, int) else len(mentions),
+                failures=failures,
             )
 
 
@@ -227,7 +247,9 @@ def _read_text(tally: _Tally, text: str, index: int, *, decisions: bool) -> None
             tally.add("decisions", sentence, _prose_key(sentence), index)
 
 
-def _read_call(tally: _Tally, call: ToolCall, index: int, calls: dict[str, tuple[str, bool]]) -> list[str] | None:
+def _read_call(
+    tally: _Tally, call: ToolCall, index: int, calls: dict[str, tuple[str, bool]]
+) -> list[str] | None:
     arguments = call.parsed_arguments()
     command = command_of(call)
     calls[call.id] = (call.name, bool(command))

@@ -31,7 +31,14 @@ from .artifacts import PROSE, Artifact, Category
 
 MatchKind = Literal["exact", "extended", "suffix", "basename", "inside", "normalised", "prefix", "paraphrase"]
 MATCH_KINDS: tuple[MatchKind, ...] = (
-    "exact", "extended", "suffix", "basename", "inside", "normalised", "prefix", "paraphrase"
+    "exact",
+    "extended",
+    "suffix",
+    "basename",
+    "inside",
+    "normalised",
+    "prefix",
+    "paraphrase",
 )
 #: Share of an item's content words one summary sentence must hold for a paraphrase match, and the least count.
 PARAPHRASE_SHARE = 0.6
@@ -67,7 +74,9 @@ def _stem(word: str) -> str:
 
 
 def content_words(text: str) -> frozenset[str]:
-    return frozenset(_stem(w.strip("'-")) for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _STOPWORDS)
+    return frozenset(
+        _stem(w.strip("'-")) for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _STOPWORDS
+    )
 
 
 _CODE_NAME = re.compile(r"[A-Za-z_][\w.]*\w")

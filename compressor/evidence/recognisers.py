@@ -26,9 +26,31 @@ _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I)
 _TOKEN_SPLIT = re.compile(r"[\s\"'`()\[\]{}<>,;=|]+")
 _COMPONENT = re.compile(r"[\w.@+-]+")
 _DOMAIN = re.compile(r"[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|ai|dev|edu|gov|co|app|so|me|xyz|sh|cloud)")
-_ROOT_FOLDERS = frozenset({"tmp", "usr", "etc", "var", "opt", "home", "Users", "mnt", "srv", "private", "workspace"})
-_PROJECT_FOLDERS = frozenset({"src", "tests", "test", "lib", "docs", "app", "apps", "packages", "scripts", "configs",
-                              "config", "bin", "cmd", "internal", "pkg", "examples", "benchmarks", "tools"})
+_ROOT_FOLDERS = frozenset(
+    {"tmp", "usr", "etc", "var", "opt", "home", "Users", "mnt", "srv", "private", "workspace"}
+)
+_PROJECT_FOLDERS = frozenset(
+    {
+        "src",
+        "tests",
+        "test",
+        "lib",
+        "docs",
+        "app",
+        "apps",
+        "packages",
+        "scripts",
+        "configs",
+        "config",
+        "bin",
+        "cmd",
+        "internal",
+        "pkg",
+        "examples",
+        "benchmarks",
+        "tools",
+    }
+)
 _NAME_MARK = re.compile(r"[_.\d-]")
 # ``path.py:12``, ``path.py:12:5`` and ``tests/x.py::test_name`` name a place in a file: the file is the path.
 _PLACE = re.compile(r"^([^:]+\.[A-Za-z0-9]+):(?::?[\w\[\]-]*)*$")
@@ -223,8 +245,13 @@ _COUNT_NOUNS = (
     "tasks", "component", "components", "phase", "phases", "compaction", "compactions",
 )
 # fmt: on
-_SINGULAR = {noun: noun.rstrip("s") if noun.endswith("s") and noun not in ("passed",) else noun for noun in _COUNT_NOUNS}
-_SINGULAR.update({"tok": "token", "params": "param", "parameters": "param", "chars": "char", "characters": "char"})
+_SINGULAR = {
+    noun: noun.rstrip("s") if noun.endswith("s") and noun not in ("passed",) else noun
+    for noun in _COUNT_NOUNS
+}
+_SINGULAR.update(
+    {"tok": "token", "params": "param", "parameters": "param", "chars": "char", "characters": "char"}
+)
 _UNITS = frozenset({*_UNIT_ALIASES, *_COUNT_NOUNS})
 _ATTACHED_ONLY = frozenset({"x", "b", "k", "m", "t", "s", "h"})  # "3s", "20x", "7B"; "3 s" reads as prose
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
@@ -333,7 +360,9 @@ _SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "termina
 
 def _reads_as_command(text: str) -> bool:
     first = text.split(None, 1)[0] if text.split() else ""
-    return first in COMMAND_WORDS or first.startswith(("./", "~/")) or bool(re.fullmatch(r"[A-Z_]+=\S*", first))
+    return (
+        first in COMMAND_WORDS or first.startswith(("./", "~/")) or bool(re.fullmatch(r"[A-Z_]+=\S*", first))
+    )
 
 
 def code_commands(text: str) -> list[str]:

@@ -41,7 +41,9 @@ class ExportedCompaction:
     span: tuple[int, int, int] | None = None
 
 
-def compactions_of(conversation: Conversation, simulation: Simulation | None = None) -> list[ExportedCompaction]:
+def compactions_of(
+    conversation: Conversation, simulation: Simulation | None = None
+) -> list[ExportedCompaction]:
     """The compactions the file records, then those a simulation made (refused ones included), in message order."""
     out = [
         ExportedCompaction(
@@ -91,7 +93,9 @@ def _attributes(pairs: Iterable[tuple[str, Any]]) -> list[dict[str, Any]]:
     return [{"key": key, "value": _value(value)} for key, value in pairs if value is not None]
 
 
-def _span(conversation: Conversation, position: int, compaction: ExportedCompaction, start_ns: int) -> dict[str, Any]:
+def _span(
+    conversation: Conversation, position: int, compaction: ExportedCompaction, start_ns: int
+) -> dict[str, Any]:
     trace_id = _id(32, "trace", conversation.name)
     part: dict[str, Any] = {"type": "compaction", "origin": compaction.origin, "source": compaction.source}
     if compaction.summary is not None:
@@ -102,7 +106,10 @@ def _span(conversation: Conversation, position: int, compaction: ExportedCompact
         [
             ("gen_ai.operation.name", "chat"),
             ("gen_ai.conversation.id", conversation.name or "conversation"),
-            ("gen_ai.request.model", conversation.metadata.get("model") if compaction.origin == "recorded" else None),
+            (
+                "gen_ai.request.model",
+                conversation.metadata.get("model") if compaction.origin == "recorded" else None,
+            ),
             ("gen_ai.usage.input_tokens", compaction.request_tokens),
             ("gen_ai.usage.output_tokens", compaction.summary_tokens),
             ("gen_ai.output.messages", json.dumps(output, ensure_ascii=False)),

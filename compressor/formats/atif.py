@@ -61,7 +61,9 @@ def _text(value: Any) -> str | list[dict[str, Any]]:
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        parts = [part if isinstance(part, dict) else {"type": "text", "text": json_text(part)} for part in value]
+        parts = [
+            part if isinstance(part, dict) else {"type": "text", "text": json_text(part)} for part in value
+        ]
         if all(part.get("type") == "text" for part in parts):
             return "\n".join(json_text(part.get("text", "")) for part in parts)
         return parts
@@ -91,11 +93,15 @@ class TrajectoryReader:
         given = step.get(key)
         role = SOURCES.get(given) if isinstance(given, str) else None
         if role is None:
-            raise FormatProblem(loc.key(key), f"unknown {key} {short(step.get(key))} (expected system, user or agent)")
+            raise FormatProblem(
+                loc.key(key), f"unknown {key} {short(step.get(key))} (expected system, user or agent)"
+            )
         content = _text(step.get("message", step.get("content")))
         if role == "tool":
             call_id = step.get("tool_call_id", step.get("source_call_id"))
-            self.run.add({"role": "tool", "tool_call_id": call_id, "name": step.get("name"), "content": content}, loc)
+            self.run.add(
+                {"role": "tool", "tool_call_id": call_id, "name": step.get("name"), "content": content}, loc
+            )
             return
         if role != "assistant":
             memory = role == "user" and isinstance(content, str) and content.lstrip().startswith(MEMORY_OPEN)
@@ -107,8 +113,10 @@ class TrajectoryReader:
             self._results(step, loc, calls=[])
             return
         calls_loc = loc.key("tool_calls")
-        calls = [_call(call, calls_loc.key(i)) for i, call in enumerate(expect_list(step.get("tool_calls") or [],
-                                                                                     calls_loc, "tool calls"))]
+        calls = [
+            _call(call, calls_loc.key(i))
+            for i, call in enumerate(expect_list(step.get("tool_calls") or [], calls_loc, "tool calls"))
+        ]
         data: dict[str, Any] = {"role": "assistant", "content": content, "tool_calls": calls}
         if isinstance(step.get("reasoning_content"), str):
             data["reasoning_content"] = step["reasoning_content"]
@@ -128,7 +136,9 @@ class TrajectoryReader:
         for result, result_loc in results:
             self.run.add(result, result_loc)
 
-    def _results(self, step: dict[str, Any], loc: Loc, *, calls: list[dict[str, Any]]) -> list[tuple[dict[str, Any], Loc]]:
+    def _results(
+        self, step: dict[str, Any], loc: Loc, *, calls: list[dict[str, Any]]
+    ) -> list[tuple[dict[str, Any], Loc]]:
         """The observation's results as tool messages, in call order.
 
         A result naming no call answers the step's next unanswered call (Terminus writes its calls' output so);
@@ -140,9 +150,13 @@ class TrajectoryReader:
             return []
         obs_loc = loc.key("observation")
         results_loc = obs_loc.key("results")
-        items = expect_list(expect_dict(observation, obs_loc, "an observation").get("results"), results_loc, "results")
-        results = [(results_loc.key(i), expect_dict(item, results_loc.key(i), "an observation result"))
-                   for i, item in enumerate(items)]
+        items = expect_list(
+            expect_dict(observation, obs_loc, "an observation").get("results"), results_loc, "results"
+        )
+        results = [
+            (results_loc.key(i), expect_dict(item, results_loc.key(i), "an observation result"))
+            for i, item in enumerate(items)
+        ]
         if not calls and step.get("source", step.get("role")) in ("system", "user"):
             for item_loc, result in results:
                 self.run.add({"role": "user", "content": _text(_content(result)), "internal": True}, item_loc)
@@ -151,7 +165,7 @@ class TrajectoryReader:
         waiting = [str(call["id"]) for call in calls if call["id"] not in named]
         unnamed = sum(1 for _, result in results if result.get("source_call_id") is None)
         shared = waiting[: max(len(waiting) - unnamed, 0)] if unnamed else []
-        waiting = waiting[len(shared):]
+        waiting = waiting[len(shared) :]
         by_call: dict[str, tuple[dict[str, Any], Loc]] = {}
         extra: list[tuple[dict[str, Any], Loc]] = []
         for index, (item_loc, result) in enumerate(results):
@@ -200,7 +214,9 @@ def from_trajectory(value: dict[str, Any], loc: Loc, *, name: str) -> Conversati
             metadata["model"] = agent["model_name"]
         if isinstance(agent.get("tool_definitions"), list):
             tools = build_tools(agent["tool_definitions"], loc.key("agent").key("tool_definitions"))
-    run = RunBuilder(name=name, source_format=OPENJIUWEN if openjiuwen else ATIF, metadata=metadata, tools=tools)
+    run = RunBuilder(
+        name=name, source_format=OPENJIUWEN if openjiuwen else ATIF, metadata=metadata, tools=tools
+    )
     reader = TrajectoryReader(run)
     for index, step in enumerate(steps):
         reader.step(expect_dict(step, steps_loc.key(index), "a step"), steps_loc.key(index))

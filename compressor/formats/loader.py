@@ -83,7 +83,9 @@ def _settled(conversation: Conversation) -> Conversation:
     if not stale:
         return conversation
     reading = Reading(code="usage_after_compaction_stale", count=stale)
-    return conversation.model_copy(update={"messages": messages, "readings": [*conversation.readings, reading]})
+    return conversation.model_copy(
+        update={"messages": messages, "readings": [*conversation.readings, reading]}
+    )
 
 
 def _load(source: Source, name: str | None) -> tuple[str, list[Conversation]]:
@@ -106,7 +108,9 @@ def _read(source: Source, name: str | None) -> tuple[str, list[Conversation]]:
             conversations = _from_lines(document.lines, document.stem, consume=document.parsed)
             if document.truncated_tail:
                 torn = Reading(code="truncated_tail")
-                conversations = [c.model_copy(update={"readings": [*c.readings, torn]}) for c in conversations]
+                conversations = [
+                    c.model_copy(update={"readings": [*c.readings, torn]}) for c in conversations
+                ]
             return document.label, conversations
         return document.label, _from_value(document.value, document.stem, consume=document.parsed)
     except FormatProblem as problem:

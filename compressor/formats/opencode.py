@@ -52,7 +52,9 @@ class StoredMessage:
 
     @property
     def order(self) -> tuple[Any, str]:
-        created = self.info.get("time", {}).get("created") if isinstance(self.info.get("time"), dict) else None
+        created = (
+            self.info.get("time", {}).get("created") if isinstance(self.info.get("time"), dict) else None
+        )
         return (created if isinstance(created, int | float) else 0, str(self.info.get("id", "")))
 
 
@@ -93,7 +95,9 @@ class SessionReader:
             elif role == "assistant":
                 self._assistant(message)
             else:
-                raise FormatProblem(message.loc.key("role"), f"unknown role {role!r} (expected user or assistant)")
+                raise FormatProblem(
+                    message.loc.key("role"), f"unknown role {role!r} (expected user or assistant)"
+                )
         if self.pruned:
             self.run.extra_readings.append(Reading(code="tool_outputs_pruned", count=self.pruned))
         return self.run.conversation()
@@ -112,7 +116,9 @@ class SessionReader:
                     content.append({"type": "image_url", "image_url": {"url": part["url"]}})
                     typed = True
                 elif mime not in ("text/plain", "application/x-directory"):  # those arrive as synthetic text
-                    content.append({"type": "text", "text": f"[Attached {mime}: {part.get('filename') or 'file'}]"})
+                    content.append(
+                        {"type": "text", "text": f"[Attached {mime}: {part.get('filename') or 'file'}]"}
+                    )
             elif kind == "compaction":
                 content.append({"type": "text", "text": COMPACTION_PROMPT})
                 compaction = True
@@ -147,12 +153,16 @@ class SessionReader:
         model = info.get("modelID")
         if isinstance(model, str) and model:
             provider = info.get("providerID")
-            self.run.metadata.setdefault("model", f"{provider}/{model}" if isinstance(provider, str) else model)
+            self.run.metadata.setdefault(
+                "model", f"{provider}/{model}" if isinstance(provider, str) else model
+            )
         if info.get("summary") is True and len(self.run.messages) > first:
             summary = "\n".join(m.text for m in self.run.messages[first:] if m.role == "assistant")
             self.run.record_compaction(summary, index=first, tokens_before=before)
 
-    def _step(self, step: list[tuple[Loc, dict[str, Any]]], info: dict[str, Any], loc: Loc, *, fallback_usage: Any) -> None:
+    def _step(
+        self, step: list[tuple[Loc, dict[str, Any]]], info: dict[str, Any], loc: Loc, *, fallback_usage: Any
+    ) -> None:
         texts: list[str] = []
         reasoning: list[str] = []
         calls: list[dict[str, Any]] = []
@@ -187,7 +197,12 @@ class SessionReader:
     def _tool(self, part: dict[str, Any], loc: Loc) -> tuple[dict[str, Any], dict[str, Any]]:
         state = expect_dict(part.get("state"), loc.key("state"), "a tool state")
         call_id, name = part.get("callID"), part.get("tool")
-        call = {"id": call_id, "type": "function", "name": name, "arguments": json_text(state.get("input", {}))}
+        call = {
+            "id": call_id,
+            "type": "function",
+            "name": name,
+            "arguments": json_text(state.get("input", {})),
+        }
         status = state.get("status")
         if status == "completed":
             output = json_text(state.get("output", ""))
@@ -206,7 +221,9 @@ def _plain(content: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
     return content
 
 
-def from_session(session: dict[str, Any], messages: Iterable[StoredMessage], *, fallback_name: str) -> Conversation:
+def from_session(
+    session: dict[str, Any], messages: Iterable[StoredMessage], *, fallback_name: str
+) -> Conversation:
     session_id = session.get("id")
     title = session.get("title")
     name = title if isinstance(title, str) and title else str(session_id or fallback_name)
@@ -244,7 +261,10 @@ def _read_folder(store: Store) -> list[Conversation]:
         for path in store.files(f"{prefix}message/{session_id}"):
             info = {**expect_dict(store.read_json(path), store.loc(path), "a message"), "id": path.stem}
             parts = [
-                (store.loc(part_path), expect_dict(store.read_json(part_path), store.loc(part_path), "a part"))
+                (
+                    store.loc(part_path),
+                    expect_dict(store.read_json(part_path), store.loc(part_path), "a part"),
+                )
                 for part_path in store.files(f"{prefix}part/{path.stem}")
             ]
             messages.append(StoredMessage(info=info, parts=parts, loc=store.loc(path)))
@@ -277,8 +297,11 @@ def _read_database(store: Store) -> list[Conversation]:
     for row in rows(store, "SELECT * FROM session ORDER BY time_created, id"):
         values = dict(row)
         sessions[str(values["id"])] = {
-            "id": values["id"], "title": values.get("title"), "directory": values.get("directory"),
-            "version": values.get("version"), "parentID": values.get("parent_id"),
+            "id": values["id"],
+            "title": values.get("title"),
+            "directory": values.get("directory"),
+            "version": values.get("version"),
+            "parentID": values.get("parent_id"),
             "time": {"created": values.get("time_created")},
         }
     parts: dict[str, list[tuple[Loc, dict[str, Any]]]] = defaultdict(list)
@@ -286,14 +309,20 @@ def _read_database(store: Store) -> list[Conversation]:
         loc = Loc(path=f"part[{row['id']}]")
         parts[str(row["message_id"])].append((loc, _json_row(row["data"], loc, "a part")))
     by_session: dict[str, list[StoredMessage]] = defaultdict(list)
-    for row in rows(store, "SELECT id, session_id, time_created, data FROM message ORDER BY time_created, id"):
+    for row in rows(
+        store, "SELECT id, session_id, time_created, data FROM message ORDER BY time_created, id"
+    ):
         loc = Loc(path=f"message[{row['id']}]")
         info = {**_json_row(row["data"], loc, "a message"), "id": row["id"]}
         info.setdefault("time", {"created": row["time_created"]})
-        by_session[str(row["session_id"])].append(StoredMessage(info=info, parts=parts.get(str(row["id"]), []), loc=loc))
+        by_session[str(row["session_id"])].append(
+            StoredMessage(info=info, parts=parts.get(str(row["id"]), []), loc=loc)
+        )
     order = list(sessions) + sorted(set(by_session) - set(sessions))
     out = [
-        from_session(sessions.get(session_id, {"id": session_id}), by_session[session_id], fallback_name=session_id)
+        from_session(
+            sessions.get(session_id, {"id": session_id}), by_session[session_id], fallback_name=session_id
+        )
         for session_id in order
         if by_session.get(session_id)
     ]

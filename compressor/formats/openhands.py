@@ -39,14 +39,27 @@ from compressor.messages import Conversation
 SOURCE_FORMAT = "openhands"
 #: Actions and observations that are the harness's bookkeeping, not turns of the conversation.
 NOT_TURNS = frozenset(
-    {"recall", "agent_state_changed", "change_agent_state", "null", "condensation_request", "pause", "resume",
-     "stop", "start", "loop_recovery", "loop_detection"}
+    {
+        "recall",
+        "agent_state_changed",
+        "change_agent_state",
+        "null",
+        "condensation_request",
+        "pause",
+        "resume",
+        "stop",
+        "start",
+        "loop_recovery",
+        "loop_detection",
+    }
 )
 #: Observations the harness writes to the model without a tool call: internal user turns.
 HARNESS_OBSERVATIONS = frozenset({"error", "user_rejected", "condense"})
 #: User messages an evaluation harness sends when the agent asks for input (evaluation/utils/shared.py
 #: ``codeact_user_response``, openhands/resolver/utils.py): not requests of a person.
-ROLES = TurnRules(internal_prefixes=("Please continue working on the task on whatever approach you think is suitable.",))
+ROLES = TurnRules(
+    internal_prefixes=("Please continue working on the task on whatever approach you think is suitable.",)
+)
 #: Record fields copied to the conversation's metadata as they are.
 RECORD_FIELDS = ("instance_id", "error")
 
@@ -143,7 +156,9 @@ class EventStream:
             self._condensation(args, loc)
         elif kind == "finish" and source == "agent":
             metadata = event.get("tool_call_metadata")
-            reply = _model_reply(metadata, loc.key("tool_call_metadata")) if isinstance(metadata, dict) else {}
+            reply = (
+                _model_reply(metadata, loc.key("tool_call_metadata")) if isinstance(metadata, dict) else {}
+            )
             self._finish({"role": "assistant", "content": "", **reply}, args, loc)
         elif isinstance(event.get("tool_call_metadata"), dict) and source == "agent":
             self._pend(_model_reply(event["tool_call_metadata"], loc.key("tool_call_metadata")), loc)
@@ -160,7 +175,9 @@ class EventStream:
         images = args.get("image_urls")
         if isinstance(images, list) and images:
             content = [{"type": "text", "text": text}]
-            content += [{"type": "image_url", "image_url": {"url": url}} for url in images if isinstance(url, str)]
+            content += [
+                {"type": "image_url", "image_url": {"url": url}} for url in images if isinstance(url, str)
+            ]
         data: dict[str, Any] = {"role": role, "content": content}
         if role == "user" and ROLES.kind(text) != "request":
             data["internal"] = True
@@ -179,7 +196,9 @@ class EventStream:
         thought = args.get("thought")
         if not data.get("content") and isinstance(thought, str):
             data["content"] = thought
-        data["finish_call"] = {k: args[k] for k in ("final_thought", "task_completed", "outputs") if k in args}
+        data["finish_call"] = {
+            k: args[k] for k in ("final_thought", "task_completed", "outputs") if k in args
+        }
         self.run.add(data, loc)
 
     def _pend(self, reply: dict[str, Any], loc: Loc) -> None:
@@ -240,11 +259,15 @@ def _model_reply(metadata: dict[str, Any], loc: Loc) -> dict[str, Any]:
     if not choices:
         raise FormatProblem(response_loc.key("choices"), "is empty; expected the model's reply")
     choice = expect_dict(choices[0], response_loc.key("choices").key(0), "a choice")
-    message = expect_dict(choice.get("message"), response_loc.key("choices").key(0).key("message"), "a message")
+    message = expect_dict(
+        choice.get("message"), response_loc.key("choices").key(0).key("message"), "a message"
+    )
     calls = message.get("tool_calls")
     if calls is not None and not isinstance(calls, list):
-        raise FormatProblem(response_loc.key("choices").key(0).key("message").key("tool_calls"),
-                            f"expected a list of tool calls, got {type_name(calls)}")
+        raise FormatProblem(
+            response_loc.key("choices").key(0).key("message").key("tool_calls"),
+            f"expected a list of tool calls, got {type_name(calls)}",
+        )
     data: dict[str, Any] = {
         "role": "assistant",
         "content": _text(message.get("content") or ""),
@@ -271,7 +294,9 @@ def _synthesised_reply(event: dict[str, Any], args: dict[str, Any]) -> dict[str,
     return {
         "role": "assistant",
         "content": _text(args.get("thought") or ""),
-        "tool_calls": [{"id": call_id, "type": "function", "name": str(event.get("action")), "arguments": arguments}],
+        "tool_calls": [
+            {"id": call_id, "type": "function", "name": str(event.get("action")), "arguments": arguments}
+        ],
         "_response_id": call_id,
     }
 
@@ -289,14 +314,18 @@ def _metadata(record: dict[str, Any]) -> dict[str, Any]:
                 out[key] = meta[key]
     metrics = record.get("metrics")
     if isinstance(metrics, dict):
-        out["metrics"] = {key: metrics[key] for key in ("accumulated_cost", "accumulated_token_usage") if key in metrics}
+        out["metrics"] = {
+            key: metrics[key] for key in ("accumulated_cost", "accumulated_token_usage") if key in metrics
+        }
     history = record.get("history")
     if isinstance(history, list):
         out["events"] = len(history)
     return out
 
 
-def from_events(events: Iterable[tuple[Loc, Any]], *, name: str, metadata: dict[str, Any], loc: Loc) -> Conversation:
+def from_events(
+    events: Iterable[tuple[Loc, Any]], *, name: str, metadata: dict[str, Any], loc: Loc
+) -> Conversation:
     run = RunBuilder(name=name, source_format=SOURCE_FORMAT, metadata=metadata)
     EventStream(run).read(events)
     return run.conversation(loc)
@@ -319,7 +348,9 @@ def _read(shape: Shape) -> list[Conversation]:
     if len(located) == 1:
         loc, record = located[0]
         return [from_record(record, loc, name=shape.stem)]
-    return [from_record(record, loc, name=f"{shape.stem} #{index}") for index, (loc, record) in enumerate(located)]
+    return [
+        from_record(record, loc, name=f"{shape.stem} #{index}") for index, (loc, record) in enumerate(located)
+    ]
 
 
 READER = Reader(name=SOURCE_FORMAT, looks_like=looks_like, read=_read)

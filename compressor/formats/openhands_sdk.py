@@ -40,12 +40,30 @@ EVENT_FILE = re.compile(r"^event-(?P<idx>\d{5,})(?:-[0-9A-Za-z\-]+)?\.json$")
 BASE_STATE = "base_state.json"
 #: Event kinds that are not turns of the conversation.
 NOT_TURNS = frozenset(
-    {"ConversationStateUpdateEvent", "CondensationRequest", "PauseEvent", "InterruptEvent", "TokenEvent",
-     "LLMCompletionLogEvent", "HookExecutionEvent", "StreamingDeltaEvent", "ConversationErrorEvent"}
+    {
+        "ConversationStateUpdateEvent",
+        "CondensationRequest",
+        "PauseEvent",
+        "InterruptEvent",
+        "TokenEvent",
+        "LLMCompletionLogEvent",
+        "HookExecutionEvent",
+        "StreamingDeltaEvent",
+        "ConversationErrorEvent",
+    }
 )
 KINDS = frozenset(
-    {"SystemPromptEvent", "MessageEvent", "ActionEvent", "ObservationEvent", "UserRejectObservation",
-     "AgentErrorEvent", "Condensation", "CondensationSummaryEvent", *NOT_TURNS}
+    {
+        "SystemPromptEvent",
+        "MessageEvent",
+        "ActionEvent",
+        "ObservationEvent",
+        "UserRejectObservation",
+        "AgentErrorEvent",
+        "Condensation",
+        "CondensationSummaryEvent",
+        *NOT_TURNS,
+    }
 )
 #: User messages the SDK's agent loop writes itself (sdk/agent/agent.py, sdk/event/resume_transcript.py).
 ROLES = TurnRules(internal_prefixes=("Your previous response was blocked by the", "<<RESUMED CONVERSATION>>"))
@@ -66,7 +84,11 @@ def _content(parts: Any) -> str | list[dict[str, Any]]:
         if not isinstance(item, dict):
             continue
         if item.get("type") == "image" and isinstance(item.get("image_urls"), list):
-            out += [{"type": "image_url", "image_url": {"url": url}} for url in item["image_urls"] if isinstance(url, str)]
+            out += [
+                {"type": "image_url", "image_url": {"url": url}}
+                for url in item["image_urls"]
+                if isinstance(url, str)
+            ]
         else:
             out.append({"type": "text", "text": json_text(item.get("text", ""))})
     if all(part["type"] == "text" for part in out):
@@ -96,16 +118,17 @@ def _usages(state: Any) -> dict[str, dict[str, Any]]:
     for entry in metrics.values() if isinstance(metrics, dict) else ():
         for usage in entry.get("token_usages", []) if isinstance(entry, dict) else ():
             if isinstance(usage, dict) and isinstance(usage.get("response_id"), str):
-                total = call_usage(usage.get("prompt_tokens"), usage.get("completion_tokens"),
-                                   cache_read_tokens=usage.get("cache_read_tokens"))
+                total = call_usage(
+                    usage.get("prompt_tokens"),
+                    usage.get("completion_tokens"),
+                    cache_read_tokens=usage.get("cache_read_tokens"),
+                )
                 if total is not None:
                     out[usage["response_id"]] = total
     return out
 
 
-def from_events(
-    events: Iterable[tuple[Loc, Any]], *, name: str, state: Any = None
-) -> Conversation:
+def from_events(events: Iterable[tuple[Loc, Any]], *, name: str, state: Any = None) -> Conversation:
     run = RunBuilder(name=name, source_format=SOURCE_FORMAT, metadata={"agent": "openhands"})
     if isinstance(state, dict):
         if isinstance(state.get("id"), str):
@@ -128,13 +151,20 @@ def from_events(
         if kind == "ActionEvent":
             response_id = str(event.get("llm_response_id"))
             call = expect_dict(event.get("tool_call"), loc.key("tool_call"), "a tool call")
-            call = {"id": call.get("id", event.get("tool_call_id")), "name": call.get("name", event.get("tool_name")),
-                    "arguments": call.get("arguments", "")}
+            call = {
+                "id": call.get("id", event.get("tool_call_id")),
+                "name": call.get("name", event.get("tool_name")),
+                "arguments": call.get("arguments", ""),
+            }
             if batch is not None and batch[0] == response_id:
                 batch[1]["tool_calls"].append(call)
                 continue
             close_batch()
-            data: dict[str, Any] = {"role": "assistant", "content": _content(event.get("thought")), "tool_calls": [call]}
+            data: dict[str, Any] = {
+                "role": "assistant",
+                "content": _content(event.get("thought")),
+                "tool_calls": [call],
+            }
             if isinstance(event.get("reasoning_content"), str):
                 data["reasoning_content"] = event["reasoning_content"]
             if response_id in usages:
@@ -147,7 +177,9 @@ def from_events(
     return run.conversation()
 
 
-def _event(run: RunBuilder, kind: str, event: dict[str, Any], loc: Loc, usages: dict[str, dict[str, Any]]) -> None:
+def _event(
+    run: RunBuilder, kind: str, event: dict[str, Any], loc: Loc, usages: dict[str, dict[str, Any]]
+) -> None:
     if kind == "SystemPromptEvent":
         prompt = event.get("system_prompt")
         text = prompt.get("text", "") if isinstance(prompt, dict) else json_text(prompt)
@@ -172,13 +204,22 @@ def _event(run: RunBuilder, kind: str, event: dict[str, Any], loc: Loc, usages: 
             result = f"Action rejected: {event.get('rejection_reason', 'User rejected the action')}"
         else:
             result = json_text(event.get("error", ""))
-        run.add({"role": "tool", "tool_call_id": event.get("tool_call_id"), "name": event.get("tool_name"),
-                 "content": result}, loc)
+        run.add(
+            {
+                "role": "tool",
+                "tool_call_id": event.get("tool_call_id"),
+                "name": event.get("tool_name"),
+                "content": result,
+            },
+            loc,
+        )
     elif kind == "Condensation":
         summary = event.get("summary")
         if isinstance(summary, str) and summary:
             run.add({"role": "user", "content": summary, "internal": True}, loc)
-        run.record_compaction(summary if isinstance(summary, str) else "", tokens_before=run.last_assistant_total())
+        run.record_compaction(
+            summary if isinstance(summary, str) else "", tokens_before=run.last_assistant_total()
+        )
     elif kind == "CondensationSummaryEvent":
         run.add({"role": "user", "content": json_text(event.get("summary", "")), "internal": True}, loc)
     else:
@@ -200,7 +241,11 @@ def _conversation_dirs(store: Store) -> list[str]:
         return [""]
     if store.files("", EVENT_FILE):
         return [""]
-    return [name for name in store.dirs() if store.has_dir(name, "events") and store.files(f"{name}/events", EVENT_FILE)]
+    return [
+        name
+        for name in store.dirs()
+        if store.has_dir(name, "events") and store.files(f"{name}/events", EVENT_FILE)
+    ]
 
 
 def _read_store(store: Store) -> list[Conversation]:
@@ -224,6 +269,8 @@ STORE_READER = StoreReader(
 #: The same events as a JSON array or JSONL (an export of a conversation's events).
 READER = Reader(
     name=SOURCE_FORMAT,
-    looks_like=lambda shape: shape.container != "object" and any(is_event(value) for value in shape.objects[:8]),
+    looks_like=lambda shape: (
+        shape.container != "object" and any(is_event(value) for value in shape.objects[:8])
+    ),
     read=_read_shape,
 )

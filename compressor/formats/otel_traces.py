@@ -55,17 +55,26 @@ def any_value(value: Any) -> Any:
         if key in value:
             return value[key]
     if "intValue" in value:
-        return token_count(value["intValue"]) if str(value["intValue"]).lstrip("-").isdigit() else value["intValue"]
+        return (
+            token_count(value["intValue"])
+            if str(value["intValue"]).lstrip("-").isdigit()
+            else value["intValue"]
+        )
     if "arrayValue" in value:
         return [any_value(item) for item in (value["arrayValue"] or {}).get("values", [])]
     if "kvlistValue" in value:
-        return {item.get("key"): any_value(item.get("value")) for item in (value["kvlistValue"] or {}).get("values", [])}
+        return {
+            item.get("key"): any_value(item.get("value"))
+            for item in (value["kvlistValue"] or {}).get("values", [])
+        }
     return None
 
 
 def attributes(span: dict[str, Any], loc: Loc) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for index, item in enumerate(expect_list(span.get("attributes") or [], loc.key("attributes"), "attributes")):
+    for index, item in enumerate(
+        expect_list(span.get("attributes") or [], loc.key("attributes"), "attributes")
+    ):
         item = expect_dict(item, loc.key("attributes").key(index), "an attribute")
         if isinstance(item.get("key"), str):
             out[item["key"]] = any_value(item.get("value"))
@@ -76,10 +85,14 @@ def _spans(shape: Shape) -> list[tuple[Loc, dict[str, Any]]]:
     out: list[tuple[Loc, dict[str, Any]]] = []
     for loc, document in shape.located():
         resources_loc = loc.key("resourceSpans")
-        for r, resource in enumerate(expect_list(document.get("resourceSpans"), resources_loc, "resourceSpans")):
+        for r, resource in enumerate(
+            expect_list(document.get("resourceSpans"), resources_loc, "resourceSpans")
+        ):
             scopes_loc = resources_loc.key(r).key("scopeSpans")
             resource = expect_dict(resource, resources_loc.key(r), "a resource's spans")
-            for s, scope in enumerate(expect_list(resource.get("scopeSpans") or [], scopes_loc, "scopeSpans")):
+            for s, scope in enumerate(
+                expect_list(resource.get("scopeSpans") or [], scopes_loc, "scopeSpans")
+            ):
                 spans_loc = scopes_loc.key(s).key("spans")
                 scope = expect_dict(scope, scopes_loc.key(s), "a scope's spans")
                 for i, span in enumerate(expect_list(scope.get("spans") or [], spans_loc, "spans")):
@@ -112,7 +125,9 @@ def _flat_messages(attrs: dict[str, Any], kind: str) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
         text = fields.get("content")
         if text is None:  # OpenInference's list contents
-            texts = [v for k, v in sorted(fields.items()) if k.startswith("contents.") and k.endswith(".text")]
+            texts = [
+                v for k, v in sorted(fields.items()) if k.startswith("contents.") and k.endswith(".text")
+            ]
             text = "\n".join(str(t) for t in texts) if texts else None
         calls: dict[int, dict[str, Any]] = defaultdict(dict)
         for key, value in fields.items():
@@ -126,8 +141,14 @@ def _flat_messages(attrs: dict[str, Any], kind: str) -> list[dict[str, Any]]:
         elif text not in (None, ""):
             parts.append({"type": "text", "content": text})
         for _, call in sorted(calls.items()):
-            parts.append({"type": "tool_call", "id": call.get("id"), "name": call.get("name"),
-                          "arguments": call.get("arguments", "")})
+            parts.append(
+                {
+                    "type": "tool_call",
+                    "id": call.get("id"),
+                    "name": call.get("name"),
+                    "arguments": call.get("arguments", ""),
+                }
+            )
         messages.append({"role": role, "parts": parts})
     return messages
 
@@ -137,26 +158,34 @@ def span_messages(attrs: dict[str, Any], loc: Loc) -> tuple[list[dict[str, Any]]
     if "gen_ai.input.messages" in attrs or "gen_ai.output.messages" in attrs:
         inputs = _json_attribute(attrs, "gen_ai.input.messages", loc) or []
         outputs = _json_attribute(attrs, "gen_ai.output.messages", loc) or []
-        return (expect_list(inputs, loc.key("attributes").key("gen_ai.input.messages"), "input messages"),
-                expect_list(outputs, loc.key("attributes").key("gen_ai.output.messages"), "output messages"))
+        return (
+            expect_list(inputs, loc.key("attributes").key("gen_ai.input.messages"), "input messages"),
+            expect_list(outputs, loc.key("attributes").key("gen_ai.output.messages"), "output messages"),
+        )
     if any(_FLAT["prompt"].match(key) for key in attrs):
         return _flat_messages(attrs, "prompt"), _flat_messages(attrs, "completion")
     return _flat_messages(attrs, "input"), _flat_messages(attrs, "output")
 
 
 def span_usage(attrs: dict[str, Any]) -> dict[str, Any] | None:
-    prompt = attrs.get("gen_ai.usage.input_tokens", attrs.get("gen_ai.usage.prompt_tokens",
-                                                               attrs.get("llm.token_count.prompt")))
-    completion = attrs.get("gen_ai.usage.output_tokens", attrs.get("gen_ai.usage.completion_tokens",
-                                                                   attrs.get("llm.token_count.completion")))
+    prompt = attrs.get(
+        "gen_ai.usage.input_tokens",
+        attrs.get("gen_ai.usage.prompt_tokens", attrs.get("llm.token_count.prompt")),
+    )
+    completion = attrs.get(
+        "gen_ai.usage.output_tokens",
+        attrs.get("gen_ai.usage.completion_tokens", attrs.get("llm.token_count.completion")),
+    )
     return call_usage(prompt, completion)
 
 
 def is_chat(attrs: dict[str, Any]) -> bool:
     operation = attrs.get("gen_ai.operation.name")
     kind = attrs.get("openinference.span.kind")
-    has_input = any(key == "gen_ai.input.messages" or _FLAT["prompt"].match(key) or _FLAT["input"].match(key)
-                    for key in attrs)
+    has_input = any(
+        key == "gen_ai.input.messages" or _FLAT["prompt"].match(key) or _FLAT["input"].match(key)
+        for key in attrs
+    )
     return has_input and (operation in CHAT_OPERATIONS or kind == "LLM" or operation is None)
 
 
@@ -180,18 +209,33 @@ class MessageWriter:
             if kind == "text":
                 content.append({"type": "text", "text": json_text(part.get("content", ""))})
             elif kind == "tool_call":
-                calls.append({"id": part.get("id"), "type": "function", "name": part.get("name"),
-                              "arguments": json_text(part.get("arguments", ""))})
+                calls.append(
+                    {
+                        "id": part.get("id"),
+                        "type": "function",
+                        "name": part.get("name"),
+                        "arguments": json_text(part.get("arguments", "")),
+                    }
+                )
             elif kind == "tool_call_response":
-                self.run.add({"role": "tool", "tool_call_id": part.get("id"),
-                              "content": json_text(part.get("response", ""))}, loc.key("parts").key(index))
+                self.run.add(
+                    {
+                        "role": "tool",
+                        "tool_call_id": part.get("id"),
+                        "content": json_text(part.get("response", "")),
+                    },
+                    loc.key("parts").key(index),
+                )
             elif kind == "reasoning":
                 reasoning.append(json_text(part.get("content", "")))
             elif kind == "compaction":
                 summaries.append(json_text(part.get("content", part.get("summary", ""))))
                 content.append({"type": "text", "text": summaries[-1]})
             elif kind in ("blob", "uri") and part.get("modality") == "image":
-                url = part.get("uri") or f"data:{part.get('mime_type', 'image/png')};base64,{part.get('content', '')}"
+                url = (
+                    part.get("uri")
+                    or f"data:{part.get('mime_type', 'image/png')};base64,{part.get('content', '')}"
+                )
                 content.append({"type": "image_url", "image_url": {"url": url}})
             else:
                 content.append({key: value for key, value in part.items()})
@@ -227,8 +271,12 @@ def _conversation(key: str, spans: list[tuple[Loc, dict[str, Any], dict[str, Any
         earlier_inputs, _ = span_messages(earlier, earlier_loc)
         usage = span_usage(earlier)
         position = len(earlier_inputs)
-        if usage is not None and position < len(inputs) and isinstance(inputs[position], dict) \
-                and inputs[position].get("role") == "assistant":
+        if (
+            usage is not None
+            and position < len(inputs)
+            and isinstance(inputs[position], dict)
+            and inputs[position].get("role") == "assistant"
+        ):
             usage_at[position] = usage
     model = attrs.get("gen_ai.response.model", attrs.get("gen_ai.request.model", attrs.get("llm.model_name")))
     metadata: dict[str, Any] = {"trace_id": last.get("traceId"), "chat_spans": len(spans)}
@@ -244,13 +292,17 @@ def _conversation(key: str, spans: list[tuple[Loc, dict[str, Any], dict[str, Any
     system = _json_attribute(attrs, "gen_ai.system_instructions", loc)
     writer = MessageWriter(run)
     if isinstance(system, list) and system:
-        writer.write({"role": "system", "parts": system}, loc.key("attributes").key("gen_ai.system_instructions"))
+        writer.write(
+            {"role": "system", "parts": system}, loc.key("attributes").key("gen_ai.system_instructions")
+        )
     inputs_loc = loc.key("attributes").key("gen_ai.input.messages")
     for index, message in enumerate(inputs):
         writer.write(message, inputs_loc.key(index), usage_at.get(index))
     outputs_loc = loc.key("attributes").key("gen_ai.output.messages")
     for index, message in enumerate(outputs):
-        writer.write(message, outputs_loc.key(index), span_usage(attrs) if index == len(outputs) - 1 else None)
+        writer.write(
+            message, outputs_loc.key(index), span_usage(attrs) if index == len(outputs) - 1 else None
+        )
     return run.conversation(loc)
 
 

@@ -43,7 +43,10 @@ PLACES: tuple[Place, ...] = (
     *(
         Place(agent, f"{storage}/{extension}/tasks", ("*/api_conversation_history.json",))
         for storage in _VSCODE_STORAGE
-        for agent, extension in (("cline", "saoudrizwan.claude-dev"), ("roo-code", "rooveterinaryinc.roo-cline"))
+        for agent, extension in (
+            ("cline", "saoudrizwan.claude-dev"),
+            ("roo-code", "rooveterinaryinc.roo-cline"),
+        )
     ),
 )
 

@@ -31,7 +31,9 @@ class TurnRules:
         stripped = text.lstrip()
         if self.tool_result is not None and self.tool_result.match(stripped):
             return "tool_result"
-        if stripped.startswith(self.internal_prefixes) or (self.internal_tags and _only_tags(stripped, self.internal_tags)):
+        if stripped.startswith(self.internal_prefixes) or (
+            self.internal_tags and _only_tags(stripped, self.internal_tags)
+        ):
             return "internal"
         return "request"
 

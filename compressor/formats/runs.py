@@ -81,7 +81,12 @@ class RunBuilder:
         return None
 
     def record_compaction(
-        self, summary: str, *, index: int | None = None, tokens_before: int | None = None, tokens_after: int | None = None
+        self,
+        summary: str,
+        *,
+        index: int | None = None,
+        tokens_before: int | None = None,
+        tokens_after: int | None = None,
     ) -> None:
         """A compaction the agent made, its summary carried by message ``index`` (default: the latest one)."""
         where = len(self.messages) - 1 if index is None else index

@@ -354,7 +354,9 @@ def _shared_keys_decoder() -> json.JSONDecoder:
     """A decoder whose objects share one copy of each key across the values it parses: each line is parsed on
     its own, so json's per-parse key memo would give every line's objects their own "role", "content"…"""
     keys: dict[str, str] = {}
-    return json.JSONDecoder(object_pairs_hook=lambda pairs: {keys.setdefault(key, key): value for key, value in pairs})
+    return json.JSONDecoder(
+        object_pairs_hook=lambda pairs: {keys.setdefault(key, key): value for key, value in pairs}
+    )
 
 
 def check_depth(value: Any, loc: Loc, limit: int = MAX_DEPTH) -> None:

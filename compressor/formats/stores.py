@@ -45,7 +45,11 @@ class Store:
     # -- folders -------------------------------------------------------------------------------
 
     def has_dir(self, *parts: str) -> bool:
-        return self.kind == "directory" and self.path is not None and _inside_dir(self.path, self.path.joinpath(*parts))
+        return (
+            self.kind == "directory"
+            and self.path is not None
+            and _inside_dir(self.path, self.path.joinpath(*parts))
+        )
 
     def files(self, relative: str = "", pattern: re.Pattern[str] | None = None) -> list[Path]:
         """Regular files directly in ``relative`` (a sub-folder), whose name matches ``pattern``, sorted by name."""
@@ -82,7 +86,9 @@ class Store:
             with os.scandir(folder) as entries:
                 return sorted(entries, key=lambda item: item.name)
         except OSError as error:
-            raise FormatProblem(self.loc(folder), f"cannot list the folder ({error.strerror or error})") from None
+            raise FormatProblem(
+                self.loc(folder), f"cannot list the folder ({error.strerror or error})"
+            ) from None
 
     def read_json(self, path: Path) -> Any:
         """One JSON file of the folder, parsed; a problem names the file relative to the folder."""
@@ -97,7 +103,9 @@ class Store:
             raise FormatProblem(loc, f"cannot read the file ({error.strerror or error})") from None
         self._read_bytes += len(data)
         if len(data) > MAX_FILE_BYTES or self._read_bytes > MAX_FILE_BYTES:
-            raise FormatProblem(loc, f"the folder holds over {MAX_FILE_BYTES // _MB} MB of JSON; refusing to read on")
+            raise FormatProblem(
+                loc, f"the folder holds over {MAX_FILE_BYTES // _MB} MB of JSON; refusing to read on"
+            )
         try:
             value = json.loads(data.decode("utf-8-sig"))
         except UnicodeDecodeError:
@@ -105,7 +113,9 @@ class Store:
         except RecursionError:
             raise FormatProblem(loc, "nested too deeply") from None
         except json.JSONDecodeError as error:
-            raise FormatProblem(loc, f"not valid JSON at line {error.lineno} column {error.colno} ({error.msg})") from None
+            raise FormatProblem(
+                loc, f"not valid JSON at line {error.lineno} column {error.colno} ({error.msg})"
+            ) from None
         check_depth(value, loc)
         return value
 
@@ -125,7 +135,9 @@ class Store:
             return path
         resolved = path.resolve()
         if not _within(self.path.resolve(), resolved):
-            raise FormatProblem(self.loc(path), "is a symbolic link that leaves the folder; refusing to follow it")
+            raise FormatProblem(
+                self.loc(path), "is a symbolic link that leaves the folder; refusing to follow it"
+            )
         return resolved if resolved.exists() else None
 
     # -- databases -----------------------------------------------------------------------------
@@ -178,7 +190,9 @@ def open_store(source: Any, name: str | None = None) -> Store | None:
             return None
         label = name or "<bytes>"
         if len(data) > MAX_FILE_BYTES:
-            raise ConversationFormatError(label, f"is over the {MAX_FILE_BYTES // _MB} MB limit; refusing to read it")
+            raise ConversationFormatError(
+                label, f"is over the {MAX_FILE_BYTES // _MB} MB limit; refusing to read it"
+            )
         return Store("sqlite", label, Path(name).stem if name else "database", data=data)
     if not isinstance(source, os.PathLike | str) or not _looks_like_path(source):
         return None
@@ -194,7 +208,8 @@ def open_store(source: Any, name: str | None = None) -> Store | None:
     if stat.S_ISREG(info.st_mode) and info.st_size >= len(SQLITE_HEADER) and _starts_with_header(path):
         if info.st_size > MAX_FILE_BYTES:
             raise ConversationFormatError(
-                label, f"is {info.st_size / _MB:.1f} MB, over the {MAX_FILE_BYTES // _MB} MB limit; refusing to read it"
+                label,
+                f"is {info.st_size / _MB:.1f} MB, over the {MAX_FILE_BYTES // _MB} MB limit; refusing to read it",
             )
         return Store("sqlite", label, stem, path=path)
     return None

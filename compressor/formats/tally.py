@@ -107,4 +107,3 @@ def fill_unanswered(
     if not filled:
         return messages, compactions, 0
     return out, [c.model_copy(update={"index": moved[c.index]}) for c in compactions], filled
-

@@ -27,7 +27,12 @@ Dimension = Literal[
     "accuracy", "context_awareness", "artifact_trail", "completeness", "continuity", "instruction_following"
 ]
 DIMENSIONS: tuple[Dimension, ...] = (
-    "accuracy", "context_awareness", "artifact_trail", "completeness", "continuity", "instruction_following"
+    "accuracy",
+    "context_awareness",
+    "artifact_trail",
+    "completeness",
+    "continuity",
+    "instruction_following",
 )
 #: Tokens an answer and a verdict are assumed to cost when estimating, and the references a judge is shown.
 ANSWER_TOKENS = 400
@@ -35,18 +40,44 @@ VERDICT_TOKENS = 200
 REFERENCES = 20
 
 _QUESTIONS: dict[str, tuple[ProbeKind, str, tuple[Category, ...]]] = {
-    "constraints": ("recall", "Which rules or constraints did the user set for this work? Quote them.", ("constraints",)),
-    "errors": ("recall", "Which errors did the work run into? Give the messages as exactly as you can.", ("errors",)),
-    "numbers": ("recall", "Which measured values (sizes, timings, counts, percentages) came up? Give each with its "
-                "unit and what it measured.", ("numbers",)),
-    "identifiers": ("recall", "Which identifiers (URLs, commit hashes, issue or ticket numbers, ids) came up, and "
-                    "what is each one?", ("identifiers",)),
-    "paths": ("artifact", "Which files were read, created or changed? List their paths and what happened to each.",
-              ("paths",)),
-    "commands": ("artifact", "Which shell commands were run? Give them exactly, with what the important ones "
-                 "showed.", ("commands", "tools")),
-    "next": ("continuation", "What exactly should be done next to continue the work, and what was in progress "
-             "when this point was reached?", ("todos", "paths", "commands")),
+    "constraints": (
+        "recall",
+        "Which rules or constraints did the user set for this work? Quote them.",
+        ("constraints",),
+    ),
+    "errors": (
+        "recall",
+        "Which errors did the work run into? Give the messages as exactly as you can.",
+        ("errors",),
+    ),
+    "numbers": (
+        "recall",
+        "Which measured values (sizes, timings, counts, percentages) came up? Give each with its "
+        "unit and what it measured.",
+        ("numbers",),
+    ),
+    "identifiers": (
+        "recall",
+        "Which identifiers (URLs, commit hashes, issue or ticket numbers, ids) came up, and "
+        "what is each one?",
+        ("identifiers",),
+    ),
+    "paths": (
+        "artifact",
+        "Which files were read, created or changed? List their paths and what happened to each.",
+        ("paths",),
+    ),
+    "commands": (
+        "artifact",
+        "Which shell commands were run? Give them exactly, with what the important ones showed.",
+        ("commands", "tools"),
+    ),
+    "next": (
+        "continuation",
+        "What exactly should be done next to continue the work, and what was in progress "
+        "when this point was reached?",
+        ("todos", "paths", "commands"),
+    ),
     "todos": ("continuation", "Which tasks are still open?", ("todos",)),
     "decisions": ("decision", "Which decisions were taken about the approach, and why?", ("decisions",)),
 }
@@ -99,7 +130,9 @@ def make_probes(ledger: Ledger) -> tuple[Probe, ...]:
     probes: list[Probe] = []
     for topic, (kind, question, categories) in _QUESTIONS.items():
         references = tuple(
-            sorted((item for item in ledger.items if item.category in categories), key=lambda i: -i.last_index)
+            sorted(
+                (item for item in ledger.items if item.category in categories), key=lambda i: -i.last_index
+            )
         )[:REFERENCES]
         if references or topic == "next":
             probes.append(Probe(kind=kind, topic=topic, question=question, references=references))
@@ -134,7 +167,9 @@ def _blind_order(probe: Probe) -> bool:
 
 
 def _judge_messages(probe: Probe, before: str, after: str) -> list[Message]:
-    references = "\n".join(f"- [{item.category}] {item.text[:200]}" for item in probe.references) or "- (none)"
+    references = (
+        "\n".join(f"- [{item.category}] {item.text[:200]}" for item in probe.references) or "- (none)"
+    )
     first, second = (after, before) if _blind_order(probe) else (before, after)
     prompt = _JUDGE.format(references=references, question=probe.question, first=first, second=second)
     return [Message(role="user", content=prompt)]
@@ -253,26 +288,46 @@ def read_verdict(text: str) -> tuple[dict[str, int], dict[str, int]] | None:
     return sides[0], sides[1]
 
 
-async def _grade(probe: Probe, before: Sequence[Message], after: Sequence[Message], answerer: Backend,
-                 judge: Backend) -> ProbeGrade:
+async def _grade(
+    probe: Probe, before: Sequence[Message], after: Sequence[Message], answerer: Backend, judge: Backend
+) -> ProbeGrade:
     try:
         before_answer = (await answerer.complete(_question(before, probe), ())).content
         after_answer = (await answerer.complete(_question(after, probe), ())).content
     except BackendError:
-        return ProbeGrade(probe=probe, before_answer="", after_answer="", before={}, after={}, reason="answer_failed")
+        return ProbeGrade(
+            probe=probe, before_answer="", after_answer="", before={}, after={}, reason="answer_failed"
+        )
     try:
         verdict = (await judge.complete(_judge_messages(probe, before_answer, after_answer), ())).content
     except BackendError:
-        return ProbeGrade(probe=probe, before_answer=before_answer, after_answer=after_answer, before={}, after={},
-                          reason="judge_failed")
+        return ProbeGrade(
+            probe=probe,
+            before_answer=before_answer,
+            after_answer=after_answer,
+            before={},
+            after={},
+            reason="judge_failed",
+        )
     read = read_verdict(verdict)
     if read is None:
-        return ProbeGrade(probe=probe, before_answer=before_answer, after_answer=after_answer, before={}, after={},
-                          reason="verdict_unreadable")
+        return ProbeGrade(
+            probe=probe,
+            before_answer=before_answer,
+            after_answer=after_answer,
+            before={},
+            after={},
+            reason="verdict_unreadable",
+        )
     first, second = read
     before_scores, after_scores = (second, first) if _blind_order(probe) else (first, second)
-    return ProbeGrade(probe=probe, before_answer=before_answer, after_answer=after_answer, before=before_scores,
-                      after=after_scores)
+    return ProbeGrade(
+        probe=probe,
+        before_answer=before_answer,
+        after_answer=after_answer,
+        before=before_scores,
+        after=after_scores,
+    )
 
 
 async def grade_probes(

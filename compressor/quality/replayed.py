@@ -89,8 +89,11 @@ def score_replay(conversation: Conversation, simulation: SimulationLike) -> Scor
         if broken:
             reason = MISMATCH
         elif kind == "offline":
-            summary = extract_summary(offline_backend.build_reply([*conversation.system, *context[:end], prompt],
-                                                                  conversation.tools))
+            summary = extract_summary(
+                offline_backend.build_reply(
+                    [*conversation.system, *context[:end], prompt], conversation.tools
+                )
+            )
             if counter.tok(summary) != event.summary_tokens:
                 summary, reason, broken = None, MISMATCH, True
         else:
@@ -100,8 +103,9 @@ def score_replay(conversation: Conversation, simulation: SimulationLike) -> Scor
         memory = memory_message(summary if summary is not None else "")
         added: list[Message] = []
         if event.reinjection_tokens and event.status == "compacted":
-            rebuilt = build_reinjection(context, [*context[:prefix], memory, *context[end:]],
-                                        read_tools=simulation.read_tools)
+            rebuilt = build_reinjection(
+                context, [*context[:prefix], memory, *context[end:]], read_tools=simulation.read_tools
+            )
             if rebuilt is not None and tuple(f.path for f in rebuilt.files) == tuple(event.reinjected_files):
                 added = [rebuilt.message]
             else:
@@ -109,8 +113,16 @@ def score_replay(conversation: Conversation, simulation: SimulationLike) -> Scor
                 broken = broken or kind == "offline"  # later offline summaries would read another request
         scored.append(
             score_span(
-                span, summary, offset=prefix, kept=[*added, *kept], number=number, index=event.index,
-                source="replay", origin=simulation.summary, reason=reason, counter=counter,
+                span,
+                summary,
+                offset=prefix,
+                kept=[*added, *kept],
+                number=number,
+                index=event.index,
+                source="replay",
+                origin=simulation.summary,
+                reason=reason,
+                counter=counter,
             )
         )
         kept_texts.append(evidence_text([*added, *kept]))

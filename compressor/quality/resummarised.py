@@ -43,7 +43,9 @@ def offline_block(site: Site, counter: TokenCounter) -> str:
     budget = max(limit - overhead, 1)
     summary = ""
     for _ in range(FIT_ATTEMPTS):
-        summary = offline_backend.offline_summary(request, site.tools, budget_tokens=budget, carriers=carriers)
+        summary = offline_backend.offline_summary(
+            request, site.tools, budget_tokens=budget, carriers=carriers
+        )
         excess = counter.message_tokens(memory_message(summary)) - limit
         if excess <= 0:
             break
@@ -52,20 +54,29 @@ def offline_block(site: Site, counter: TokenCounter) -> str:
 
 
 def score_offline(
-    sites: Sequence[Site], *, counter: str | TokenCounter = "cl100k_base", problems: Sequence[dict[str, str]] = ()
+    sites: Sequence[Site],
+    *,
+    counter: str | TokenCounter = "cl100k_base",
+    problems: Sequence[dict[str, str]] = (),
 ) -> ScoreReport:
     """Each site's span scored against our offline memory block for it (source "offline")."""
     priced = get_counter(counter) if isinstance(counter, str) else counter
     scored = [
-        score_site(site, offline_block(site, priced), source="offline", origin=offline_backend.LABEL, counter=priced)
+        score_site(
+            site, offline_block(site, priced), source="offline", origin=offline_backend.LABEL, counter=priced
+        )
         for site in sites
     ]
-    return report_of(sites, scored, problems, chain=False)  # each span still holds the agent's earlier summary
+    return report_of(
+        sites, scored, problems, chain=False
+    )  # each span still holds the agent's earlier summary
 
 
 async def live_summary(site: Site, backend: Backend) -> str:
     """A live model's summary of the site's span: the request our compactor sends (SPEC §10.3), one call."""
-    reply = await backend.complete([*site.request(), Message(role="user", content=build_prompt(None))], site.tools)
+    reply = await backend.complete(
+        [*site.request(), Message(role="user", content=build_prompt(None))], site.tools
+    )
     return extract_summary(reply.content)
 
 
@@ -85,6 +96,11 @@ async def score_live(
             reason = ""
         except BackendError:
             summary, reason = None, LIVE_FAILED
-        scored.append(score_site(site, summary or "", source="live", origin=backend.label, reason=reason,
-                                 counter=priced))
-    return report_of(sites, scored, problems, chain=False)  # each span still holds the agent's earlier summary
+        scored.append(
+            score_site(
+                site, summary or "", source="live", origin=backend.label, reason=reason, counter=priced
+            )
+        )
+    return report_of(
+        sites, scored, problems, chain=False
+    )  # each span still holds the agent's earlier summary

@@ -90,7 +90,8 @@ class Retention:
             row[2] += item.match == "exact"
             row[3] += item.status == "elsewhere"
         return {
-            category: Tally(total=t, kept=k, exact=e, elsewhere=w) for category, (t, k, e, w) in counts.items()
+            category: Tally(total=t, kept=k, exact=e, elsewhere=w)
+            for category, (t, k, e, w) in counts.items()
         }
 
     @property

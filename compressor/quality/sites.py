@@ -31,7 +31,9 @@ class Site:
     span: tuple[Message, ...]
     offset: int  # index of the span's first message in the messages it was cut from
     kept: tuple[Message, ...] = ()
-    carriers: frozenset[int] = frozenset()  # indexes (with the offset) of messages carrying an earlier summary
+    carriers: frozenset[int] = (
+        frozenset()
+    )  # indexes (with the offset) of messages carrying an earlier summary
     summary: str = ""
     carrier: Message | None = None  # the message the summary sits in (the agent's own, or the memory block)
     system: tuple[Message, ...] = ()
@@ -167,12 +169,16 @@ def score_recorded(conversation: Conversation, *, counter: str | TokenCounter = 
     return report_of(sites, [score_site(site, counter=counter) for site in sites])
 
 
-def score_dump(record: DumpRecord, *, number: int = 0, counter: str | TokenCounter = "cl100k_base") -> ScoredCompaction:
+def score_dump(
+    record: DumpRecord, *, number: int = 0, counter: str | TokenCounter = "cl100k_base"
+) -> ScoredCompaction:
     """One dump: what its compressed span held, and what its extracted summary kept of it."""
     return score_site(dump_site(record, number), counter=counter)
 
 
-def score_dumps(directory: str | os.PathLike[str], *, counter: str | TokenCounter = "cl100k_base") -> ScoreReport:
+def score_dumps(
+    directory: str | os.PathLike[str], *, counter: str | TokenCounter = "cl100k_base"
+) -> ScoreReport:
     """Every readable dump under ``directory``, oldest first; broken files are listed in ``problems``."""
     sites, problems = dump_sites(directory)
     return report_of(sites, [score_site(site, counter=counter) for site in sites], problems)

@@ -11,9 +11,17 @@ def run() -> Conversation:
         [
             {"role": "system", "content": "rules"},
             {"role": "user", "content": "fix it"},
-            {"role": "assistant", "content": "", "tool_calls": [{"id": "a", "name": "read_file", "arguments": "{}"}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "a", "name": "read_file", "arguments": "{}"}],
+            },
             {"role": "tool", "tool_call_id": "a", "content": "body"},
-            {"role": "assistant", "content": "", "tool_calls": [{"id": "b", "name": "bash", "arguments": "{}"}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "b", "name": "bash", "arguments": "{}"}],
+            },
             {"role": "tool", "tool_call_id": "zz", "content": "orphan"},
             Message(role="user", content="reminder: tests are slow", internal=True),
             {"role": "user", "content": "<system-reminder>x</system-reminder>"},

@@ -20,12 +20,33 @@ REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "dashboard" / "samples" / "demo-conversation.json"
 TRANSCRIPTS = SAMPLES / "transcripts"
 REQUIRED_INSPECT_KEYS = {
-    "source", "messages", "total_tokens", "total_source", "context_max", "threshold", "min_target_tokens",
-    "span", "effective_keep", "last_user_index", "model_configured", "decision", "per_message",
+    "source",
+    "messages",
+    "total_tokens",
+    "total_source",
+    "context_max",
+    "threshold",
+    "min_target_tokens",
+    "span",
+    "effective_keep",
+    "last_user_index",
+    "model_configured",
+    "decision",
+    "per_message",
 }
 REQUIRED_COMPACT_KEYS = {
-    "status", "reason", "decision", "span", "attempts", "calls", "tokens_before", "tokens_after",
-    "reinjection_tokens", "summary", "messages", "dump_path",
+    "status",
+    "reason",
+    "decision",
+    "span",
+    "attempts",
+    "calls",
+    "tokens_before",
+    "tokens_after",
+    "reinjection_tokens",
+    "summary",
+    "messages",
+    "dump_path",
 }
 
 
@@ -46,7 +67,9 @@ class TestInspect:
         assert "threshold" in out and "12,800" in out and "decision" in out
 
     def test_json_is_one_object_per_conversation(self) -> None:
-        code, out, _ = run("inspect", str(TRANSCRIPTS / "swe-agent-function-calling.traj"), str(DEMO), "--json")
+        code, out, _ = run(
+            "inspect", str(TRANSCRIPTS / "swe-agent-function-calling.traj"), str(DEMO), "--json"
+        )
         lines = [json.loads(line) for line in out.splitlines()]
         assert code == 0 and len(lines) == 2
         for line in lines:
@@ -56,7 +79,9 @@ class TestInspect:
             assert set(line["per_message"][0]) == {"index", "role", "tokens", "segment", "internal"}
 
     def test_several_conversations_in_one_file(self) -> None:
-        code, out, _ = run("inspect", str(REPO / "dashboard" / "samples" / "openai-chat-tau-bench-airline-5.json"), "--json")
+        code, out, _ = run(
+            "inspect", str(REPO / "dashboard" / "samples" / "openai-chat-tau-bench-airline-5.json"), "--json"
+        )
         assert code == 0 and len(out.splitlines()) == 5
 
     def test_bad_files_get_one_line_each_and_the_rest_still_run(self, tmp_path: Path) -> None:
@@ -82,8 +107,13 @@ class TestInspect:
         assert code == 2 and "trigger_context_ratio" in err and len(err.splitlines()) == 1
 
     def test_python_dash_m_is_the_same_command(self) -> None:
-        done = subprocess.run([sys.executable, "-m", "compressor", "inspect", str(DEMO), "--json"],
-                              capture_output=True, text=True, check=False, cwd=REPO)
+        done = subprocess.run(
+            [sys.executable, "-m", "compressor", "inspect", str(DEMO), "--json"],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=REPO,
+        )
         assert done.returncode == 0
         assert json.loads(done.stdout)["source"] == "demo-conversation"
 
@@ -92,8 +122,22 @@ class TestCompact:
     def test_offline_json(self, tmp_path: Path) -> None:
         before = digest(DEMO)
         out_file = tmp_path / "after.json"
-        code, out, _ = run("compact", str(DEMO), "--backend", "offline", "--context-max", "16000", "--force",
-                           "--keep-recent", "3", "--dump-dir", str(tmp_path / "dumps"), "--out", str(out_file), "--json")
+        code, out, _ = run(
+            "compact",
+            str(DEMO),
+            "--backend",
+            "offline",
+            "--context-max",
+            "16000",
+            "--force",
+            "--keep-recent",
+            "3",
+            "--dump-dir",
+            str(tmp_path / "dumps"),
+            "--out",
+            str(out_file),
+            "--json",
+        )
         result: dict[str, Any] = json.loads(out)
         assert code == 0 and set(result) >= REQUIRED_COMPACT_KEYS
         assert result["status"] == "compacted" and result["tokens_after"] < result["tokens_before"]
@@ -105,18 +149,24 @@ class TestCompact:
         dump = next((SAMPLES / "openjiuwen-dumps" / "compact000").glob("*.json"))
         code, out, _ = run("compact", str(DEMO), "--backend", f"replay:{dump}", "--force", "--json")
         result = json.loads(out)
-        assert code == 0 and result["summary"] == json.loads(dump.read_text())["compression_response"]["extracted_summary"]
+        assert (
+            code == 0
+            and result["summary"] == json.loads(dump.read_text())["compression_response"]["extracted_summary"]
+        )
 
     def test_against_an_endpoint(self) -> None:
         reply = "<coverage_check>ok</coverage_check><state_snapshot>endpoint summary</state_snapshot>"
         with ScriptedServer([reply]) as server:
-            code, out, _ = run("compact", str(DEMO), "--api-base", server.url, "--model", "m", "--force", "--json")
+            code, out, _ = run(
+                "compact", str(DEMO), "--api-base", server.url, "--model", "m", "--force", "--json"
+            )
         assert code == 0 and json.loads(out)["summary"] == "endpoint summary"
         assert server.requests[0].body["model"] == "m"
 
     def test_a_failed_compaction_exits_3(self) -> None:
-        code, out, _ = run("compact", str(DEMO), "--api-base", refused_url(), "--model", "m", "--force",
-                           "--timeout", "2")
+        code, out, _ = run(
+            "compact", str(DEMO), "--api-base", refused_url(), "--model", "m", "--force", "--timeout", "2"
+        )
         assert code == 3 and "failed" in out.lower()
 
     def test_skipped_exits_0(self) -> None:
@@ -140,9 +190,21 @@ class TestDumps:
         index = json.loads(out)
         assert code == 0 and len(index["dumps"]) == 3 and index["broken"] == []
         row = index["dumps"][0]
-        for key in ("path", "timestamp", "session_id", "processor_type", "tokens_before", "tokens_after",
-                    "reduction_ratio", "target_tokens", "context_max", "prefix_count", "compress_count",
-                    "tail_count", "retries"):
+        for key in (
+            "path",
+            "timestamp",
+            "session_id",
+            "processor_type",
+            "tokens_before",
+            "tokens_after",
+            "reduction_ratio",
+            "target_tokens",
+            "context_max",
+            "prefix_count",
+            "compress_count",
+            "tail_count",
+            "retries",
+        ):
             assert key in row
 
     def test_table_lists_broken_files(self, tmp_path: Path) -> None:
@@ -155,7 +217,9 @@ class TestDumps:
         assert code == 2 and "not a directory" in err
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["inspect", "--help"], ["compact", "--help"], ["dumps", "--help"]])
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["inspect", "--help"], ["compact", "--help"], ["dumps", "--help"]]
+)
 def test_help_works(argv: list[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         run(*argv)

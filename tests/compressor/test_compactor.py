@@ -22,7 +22,9 @@ from compressor.tokens import get_counter
 from compressor.upstream_sizing import memory_tokens as upstream_memory_tokens
 from tests.support.openai_server import ScriptedServer, refused_url
 
-SNAPSHOT = "<coverage_check>ok</coverage_check>\n<state_snapshot>\n### 1. Active Task\nFix it.\n</state_snapshot>"
+SNAPSHOT = (
+    "<coverage_check>ok</coverage_check>\n<state_snapshot>\n### 1. Active Task\nFix it.\n</state_snapshot>"
+)
 
 
 def _run_messages(result_chars: int = 3000) -> list[dict[str, Any]]:
@@ -34,23 +36,41 @@ def _run_messages(result_chars: int = 3000) -> list[dict[str, Any]]:
         {"role": "user", "content": "Fix the failing test in src/app.py"},
     ]
     for i in range(6):
-        messages.append({
-            "role": "assistant", "content": f"step {i}",
-            "tool_calls": [{"id": f"c{i}", "type": "function", "name": "read_file",
-                            "arguments": json.dumps({"file_path": f"src/m{i}.py"})}],
-        })
-        messages.append({"role": "tool", "tool_call_id": f"c{i}",
-                         "content": json.dumps({"file_path": f"src/m{i}.py", "content": big, "line_count": 70})})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": f"step {i}",
+                "tool_calls": [
+                    {
+                        "id": f"c{i}",
+                        "type": "function",
+                        "name": "read_file",
+                        "arguments": json.dumps({"file_path": f"src/m{i}.py"}),
+                    }
+                ],
+            }
+        )
+        messages.append(
+            {
+                "role": "tool",
+                "tool_call_id": f"c{i}",
+                "content": json.dumps({"file_path": f"src/m{i}.py", "content": big, "line_count": 70}),
+            }
+        )
     messages.append({"role": "assistant", "content": "All six files read; the bug is in m3."})
     return messages
 
 
 def conversation() -> Conversation:
-    return Conversation.from_messages(_run_messages(), [{"name": "read_file", "description": "Read a file",
-                                                         "parameters": {"type": "object"}}])
+    return Conversation.from_messages(
+        _run_messages(),
+        [{"name": "read_file", "description": "Read a file", "parameters": {"type": "object"}}],
+    )
 
 
-def compressor_for(backend: Any, *, dump_dir: Path | None = None, keep: int = 2, **config: Any) -> CurrentRoundCompressor:
+def compressor_for(
+    backend: Any, *, dump_dir: Path | None = None, keep: int = 2, **config: Any
+) -> CurrentRoundCompressor:
     delays: list[float] = []
 
     async def no_wait(seconds: float) -> None:
@@ -81,20 +101,27 @@ class TestOutcomes:
         assert (prefix, tail) == (3, 3)
         new = list(result.messages)
         assert new[:prefix] == list(conv.messages[:prefix])
-        assert isinstance(new[prefix].content, str) and new[prefix].content.startswith("<memory_block_current>")
+        assert isinstance(new[prefix].content, str) and new[prefix].content.startswith(
+            "<memory_block_current>"
+        )
         assert new[-tail:] == list(conv.messages[-tail:])
         assert result.tokens_after < result.tokens_before
         assert result.prefix_tokens and result.memory_tokens and result.tail_tokens
         assert result.backend_label == "offline (extractive)"
-        assert all(f"{n}. {title}" in (result.raw_reply or "") for n, title in enumerate(SNAPSHOT_SECTIONS, 1))
+        assert all(
+            f"{n}. {title}" in (result.raw_reply or "") for n, title in enumerate(SNAPSHOT_SECTIONS, 1)
+        )
         assert result.dump_path is not None and Path(result.dump_path).exists()
 
     def test_reinjection_is_priced_separately(self) -> None:
         result = compact(compressor_for(OfflineBackend()), conversation())
         assert result.reinjection is not None
         assert result.reinjection_tokens > 0
-        assert [m.content for m in result.messages if isinstance(m.content, str) and
-                m.content.startswith("<recovered_context>")]
+        assert [
+            m.content
+            for m in result.messages
+            if isinstance(m.content, str) and m.content.startswith("<recovered_context>")
+        ]
 
     def test_our_sizes_and_openjiuwens_are_both_reported(self) -> None:
         counter = get_counter("cl100k_base")
@@ -112,9 +139,10 @@ class TestOutcomes:
         assert result.openjiuwen_reinjection_tokens == result.reinjection.openjiuwen_tokens(counter) + 3
         assert result.reinjection_tokens_over_openjiuwen > 0
         kept = result.prefix_tokens + result.tail_tokens - 6
-        assert result.openjiuwen_tokens_after == kept + result.openjiuwen_memory_tokens + (
-            result.openjiuwen_reinjection_tokens
-        ) - 3
+        assert (
+            result.openjiuwen_tokens_after
+            == kept + result.openjiuwen_memory_tokens + (result.openjiuwen_reinjection_tokens) - 3
+        )
         assert result.tokens_after - result.openjiuwen_tokens_after == (
             result.memory_tokens_over_openjiuwen + result.reinjection_tokens_over_openjiuwen
         )
@@ -129,19 +157,26 @@ class TestOutcomes:
         assert result.openjiuwen_memory_tokens and result.reinjection is not None
 
     def test_below_threshold_is_skipped_without_a_call(self) -> None:
-        compressor = CurrentRoundCompressor(CurrentRoundCompressorConfig(), ReplayBackend(SNAPSHOT), context_max=1_000_000)
+        compressor = CurrentRoundCompressor(
+            CurrentRoundCompressorConfig(), ReplayBackend(SNAPSHOT), context_max=1_000_000
+        )
         result = compact(compressor, conversation())
         assert (result.status, result.reason, result.calls) == ("skipped", "below_threshold", 0)
         assert result.debug_records[0]["event"] == "threshold_check"
 
     def test_force_compacts_below_the_threshold(self) -> None:
-        compressor = CurrentRoundCompressor(CurrentRoundCompressorConfig(keep_recent_messages=2),
-                                            ReplayBackend(SNAPSHOT), context_max=1_000_000)
+        compressor = CurrentRoundCompressor(
+            CurrentRoundCompressorConfig(keep_recent_messages=2),
+            ReplayBackend(SNAPSHOT),
+            context_max=1_000_000,
+        )
         result = compact(compressor, conversation(), force=True)
         assert result.status == "compacted" and result.summary == "### 1. Active Task\nFix it."
 
     def test_nothing_to_compress_is_skipped_even_with_force(self) -> None:
-        conv = Conversation.from_messages([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}])
+        conv = Conversation.from_messages(
+            [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
+        )
         result = compact(compressor_for(ReplayBackend(SNAPSHOT), keep=5), conv, force=True)
         assert (result.status, result.reason) == ("skipped", "no_compressible_span")
 
@@ -171,10 +206,19 @@ FAULTS: list[tuple[str, list[Any], str, int]] = [
     ("401", [{"raise": "Incorrect API key provided", "status_code": 401}], "authentication", 1),
     ("403", [{"raise": "forbidden", "status_code": 403}], "authentication", 1),
     ("413", [{"raise": "payload", "status_code": 413}] * 4, "context_overflow", 4),
-    ("429", [{"raise": "slow down", "status_code": 429, "headers": {"Retry-After": "2"}}] * 3, "rate_limit", 3),
+    (
+        "429",
+        [{"raise": "slow down", "status_code": 429, "headers": {"Retry-After": "2"}}] * 3,
+        "rate_limit",
+        3,
+    ),
     # A wait past the deadline of all the calls together (3 × 1.5 s) is not slept on.
-    ("429-past-the-deadline", [{"raise": "slow down", "status_code": 429, "headers": {"Retry-After": "60"}}],
-     "rate_limit", 1),
+    (
+        "429-past-the-deadline",
+        [{"raise": "slow down", "status_code": 429, "headers": {"Retry-After": "60"}}],
+        "rate_limit",
+        1,
+    ),
     ("500", [{"raise": "boom", "status_code": 500}] * 3, "server_unstable", 3),
     ("502", [{"raise": "upstream", "status_code": 502}] * 3, "server_unstable", 3),
     ("503", [{"raise": "busy", "status_code": 503}] * 3, "server_unstable", 3),
@@ -182,8 +226,32 @@ FAULTS: list[tuple[str, list[Any], str, int]] = [
     ("timeout", [{"timeout": True}] * 3, "timeout", 3),
     ("malformed-json", [{"status_code": 200, "body": "{not json"}] * 3, "unknown", 3),
     ("empty-choices", [{"json": {"choices": []}}], "empty_summary", 1),
-    ("only-tool-calls", [{"json": {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "x", "type": "function", "function": {"name": "bash", "arguments": "{}"}}]}}]}}], "empty_summary", 1),
+    (
+        "only-tool-calls",
+        [
+            {
+                "json": {
+                    "choices": [
+                        {
+                            "message": {
+                                "role": "assistant",
+                                "content": None,
+                                "tool_calls": [
+                                    {
+                                        "id": "x",
+                                        "type": "function",
+                                        "function": {"name": "bash", "arguments": "{}"},
+                                    }
+                                ],
+                            }
+                        }
+                    ]
+                }
+            }
+        ],
+        "empty_summary",
+        1,
+    ),
 ]
 
 
@@ -209,7 +277,9 @@ def test_fault_matrix(name: str, responses: list[Any], reason: str, calls: int, 
 
 
 def test_connection_refused_is_retried_then_fails(tmp_path: Path) -> None:
-    backend = OpenAICompatibleBackend(ModelClientConfig(api_base=refused_url(), timeout=2), ModelRequestConfig(model="m"))
+    backend = OpenAICompatibleBackend(
+        ModelClientConfig(api_base=refused_url(), timeout=2), ModelRequestConfig(model="m")
+    )
     result = compact(compressor_for(backend, dump_dir=tmp_path), conversation())
     assert result.status == "failed" and result.calls == 3
     assert list(tmp_path.glob("*.json")) == []

@@ -85,9 +85,6 @@ def leftovers(folder: Path) -> list[str]:
     )
 
 
-
-
-
 class TestReadOnlyDirectory:
     def test_the_compaction_succeeds_and_reports_the_dump_error(self, shared_tmp: Path) -> None:
         conversation = agent_run("ro")

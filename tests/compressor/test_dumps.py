@@ -117,8 +117,6 @@ def our_record(
     )
 
 
-
-
 class TestFileNames:
     def test_the_samples_are_named_this_way(self) -> None:
         name = dump_file_name(1796020259789, "CurrentRoundCompressor", "default_session_id")
@@ -307,7 +305,6 @@ class TestWriting:
         with pytest.raises(DumpWriteError):
             write_dump(tmp_path, {"timestamp": 1.0, "bad": object()})
         assert list(tmp_path.iterdir()) == []
-
 
 
 class TestReadingOpenJiuwensDumps:

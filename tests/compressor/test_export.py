@@ -27,7 +27,9 @@ def recorded_run() -> Conversation:
         name="recorded",
         metadata={"model": "claude-sonnet-4-5"},
         recorded_compactions=[
-            RecordedCompaction(index=2, source="claude-code", summary="parser half done", tokens_before=150_000)
+            RecordedCompaction(
+                index=2, source="claude-code", summary="parser half done", tokens_before=150_000
+            )
         ],
     )
 
@@ -49,7 +51,12 @@ class TestDocument:
         assert found["compaction_lab.tokens_before"] == "150000"  # OTLP JSON int64 is a string
         (message,) = json.loads(found["gen_ai.output.messages"])
         assert message["parts"] == [
-            {"type": "compaction", "origin": "recorded", "source": "claude-code", "content": "parser half done"}
+            {
+                "type": "compaction",
+                "origin": "recorded",
+                "source": "claude-code",
+                "content": "parser half done",
+            }
         ]
 
     def test_simulated_compactions_follow_the_replay(self) -> None:
@@ -79,6 +86,10 @@ class TestCommand:
 
     def test_recorded_only_on_a_file_without_recorded_compactions_writes_none(self, tmp_path: Path) -> None:
         target = tmp_path / "spans.json"
-        code = main(["export", str(DEMO), "--otel", str(target), "--recorded-only"], out=io.StringIO(), err=io.StringIO())
+        code = main(
+            ["export", str(DEMO), "--otel", str(target), "--recorded-only"],
+            out=io.StringIO(),
+            err=io.StringIO(),
+        )
         assert code == 0
         assert json.loads(target.read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"] == []

@@ -23,7 +23,9 @@ FIXTURES = ROOT / "tests" / "fixtures" / "formats"
 
 def sample(name: str) -> Path:
     path = SAMPLES / name
-    assert path.is_file(), f"sample transcript missing: {path} (copied into tests/fixtures/samples from ../shared/samples)"
+    assert path.is_file(), (
+        f"sample transcript missing: {path} (copied into tests/fixtures/samples from ../shared/samples)"
+    )
     return path
 
 
@@ -671,8 +673,16 @@ class TestLegacyFunctionCalling:
 
     MESSAGES: ClassVar[list[dict[str, object]]] = [
         {"role": "user", "content": "weather in Paris and Rome?"},
-        {"role": "assistant", "content": None, "function_call": {"name": "weather", "arguments": '{"city": "Paris"}'}},
-        {"role": "assistant", "content": None, "function_call": {"name": "weather", "arguments": '{"city": "Rome"}'}},
+        {
+            "role": "assistant",
+            "content": None,
+            "function_call": {"name": "weather", "arguments": '{"city": "Paris"}'},
+        },
+        {
+            "role": "assistant",
+            "content": None,
+            "function_call": {"name": "weather", "arguments": '{"city": "Rome"}'},
+        },
         {"role": "function", "name": "weather", "content": "Paris: 12C"},
         {"role": "function", "name": "weather", "content": "Rome: 18C"},
         {"role": "assistant", "content": "Paris 12C, Rome 18C."},
@@ -689,4 +699,11 @@ class TestLegacyFunctionCalling:
     def test_the_same_in_jsonl(self) -> None:
         text = "\n".join(json.dumps(m) for m in self.MESSAGES)
         conversation = load_conversation(text, name="legacy.jsonl")
-        assert [m.role for m in conversation.messages] == ["user", "assistant", "assistant", "tool", "tool", "assistant"]
+        assert [m.role for m in conversation.messages] == [
+            "user",
+            "assistant",
+            "assistant",
+            "tool",
+            "tool",
+            "assistant",
+        ]

@@ -20,11 +20,13 @@ CHUNK_SIZES = (1, 2, 3, 5, 7, 64)
 
 MIXED = [
     {"role": "system", "content": "You are a careful coding agent."},
-    {"role": "user", "content": "上下文 压缩 😀 summary\n\tindented \"quoted\" \\ back\\slash \u2028 sep"},
+    {"role": "user", "content": '上下文 压缩 😀 summary\n\tindented "quoted" \\ back\\slash \u2028 sep'},
     {
         "role": "assistant",
         "content": "",
-        "tool_calls": [{"id": "call_1", "type": "function", "name": "bash", "arguments": '{"command": "ls"}'}],
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "name": "bash", "arguments": '{"command": "ls"}'}
+        ],
         "usage_metadata": {"input_tokens": 12345, "output_tokens": 6, "total_tokens": 12351, "ratio": 1.5e-3},
     },
     {"role": "tool", "tool_call_id": "call_1", "content": "a.py\nb.py", "metadata": {"ok": True, "n": None}},
@@ -52,14 +54,16 @@ class TestElementsAreTheWholeParse:
         [
             "[]",
             " \n[ \t]\r\n",
-            "[12345, -0.5e+10, 1E3, true, false, null, \"x\"]",
-            "[[1, [2, [3]]], {}, {\"a\": {\"b\": []}}]",
-            "[\"\\ud83d\\ude00\", \"\\u4e0a\"]",
+            '[12345, -0.5e+10, 1E3, true, false, null, "x"]',
+            '[[1, [2, [3]]], {}, {"a": {"b": []}}]',
+            '["\\ud83d\\ude00", "\\u4e0a"]',
             "[1e5]",
-            "[{\"a\": 1, \"a\": 2}]",
+            '[{"a": 1, "a": 2}]',
         ],
     )
-    def test_scalars_nesting_escapes_and_whitespace(self, tmp_path: Path, text: str, chunk_bytes: int) -> None:
+    def test_scalars_nesting_escapes_and_whitespace(
+        self, tmp_path: Path, text: str, chunk_bytes: int
+    ) -> None:
         assert read_array(write(tmp_path, text), chunk_bytes) == json.loads(text)
 
     def test_an_element_much_larger_than_a_chunk(self, tmp_path: Path) -> None:
@@ -80,7 +84,9 @@ class TestElementsAreTheWholeParse:
         values=st.lists(
             st.recursive(
                 st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-                lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                lambda inner: (
+                    st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+                ),
                 max_leaves=8,
             ),
             max_size=5,

@@ -182,7 +182,9 @@ class TestRepliesThatMustPrint:
         with HostileServer(declared_charset("utf-8", body)) as server:
             reply = asyncio.run(backend(server.url).complete(REQUEST, []))
         assert reply.content == "<state_snapshot>fix \\ud800 here</state_snapshot>"
-        json.dumps(reply.to_dict(), ensure_ascii=False).encode("utf-8")  # the parsed body too: it prints and shows
+        json.dumps(reply.to_dict(), ensure_ascii=False).encode(
+            "utf-8"
+        )  # the parsed body too: it prints and shows
 
 
 def cli_compact(
@@ -244,15 +246,24 @@ class TestTheDeadlineHoldsRetriesAndWaits:
     the last call gets only the time left (issue 15)."""
 
     @pytest.mark.parametrize(
-        "retry_after", ["240", "3600", "Wed, 21 Oct 2099 07:28:00 GMT"], ids=["4-minutes", "an-hour", "a-date"]
+        "retry_after",
+        ["240", "3600", "Wed, 21 Oct 2099 07:28:00 GMT"],
+        ids=["4-minutes", "an-hour", "a-date"],
     )
-    def test_a_wait_past_the_deadline_fails_at_once_as_rate_limit(self, retry_after: str, tmp_path: Path) -> None:
+    def test_a_wait_past_the_deadline_fails_at_once_as_rate_limit(
+        self, retry_after: str, tmp_path: Path
+    ) -> None:
         with HostileServer(asks_to_wait(retry_after)) as server:
             run = cli_compact(tmp_path, server)
         result = run["result"]
-        assert run["code"] == EXIT_FAILED and result["status"] == "failed" and result["reason"] == "rate_limit"
+        assert (
+            run["code"] == EXIT_FAILED and result["status"] == "failed" and result["reason"] == "rate_limit"
+        )
         assert server.calls == 1 and run["seconds"] < DEADLINE + 1.0
-        assert "asked to wait" in result["error"] and f"deadline of {DEADLINE_CALLS * DEADLINE:g} s" in result["error"]
+        assert (
+            "asked to wait" in result["error"]
+            and f"deadline of {DEADLINE_CALLS * DEADLINE:g} s" in result["error"]
+        )
         assert result["attempts"][-1]["error"] == result["error"]  # the table says why it stopped, too
         assert_unchanged(run)
 
@@ -269,15 +280,30 @@ class TestTheDeadlineHoldsRetriesAndWaits:
         with HostileServer(in_turn(wait, slow_then(60, b""))) as server:
             run = cli_compact(tmp_path, server)
         assert run["code"] == EXIT_FAILED and run["result"]["reason"] == "timeout"
-        assert server.calls == 3 and DEADLINE_CALLS * DEADLINE - 0.2 < run["seconds"] < DEADLINE_CALLS * DEADLINE + 1.0
+        assert (
+            server.calls == 3
+            and DEADLINE_CALLS * DEADLINE - 0.2 < run["seconds"] < DEADLINE_CALLS * DEADLINE + 1.0
+        )
         assert "all calls and waits together" in run["result"]["error"]
 
     @pytest.mark.parametrize("timeout", ["inf", "nan", "-1", "0", "1e999"])
-    def test_a_deadline_that_bounds_nothing_is_one_line_and_no_call(self, timeout: str, tmp_path: Path) -> None:
+    def test_a_deadline_that_bounds_nothing_is_one_line_and_no_call(
+        self, timeout: str, tmp_path: Path
+    ) -> None:
         source = conversation_file(tmp_path)
         out, err = io.StringIO(), io.StringIO()
         with HostileServer(asks_to_wait("0")) as server:
-            argv = ["compact", str(source), "--force", "--api-base", server.url, "--model", "m", "--timeout", timeout]
+            argv = [
+                "compact",
+                str(source),
+                "--force",
+                "--api-base",
+                server.url,
+                "--model",
+                "m",
+                "--timeout",
+                timeout,
+            ]
             code = main(argv, out=out, err=err)
         assert code == EXIT_BAD_INPUT and server.calls == 0 and out.getvalue() == ""
         assert err.getvalue().startswith("compaction-lab: --timeout: ") and err.getvalue().count("\n") == 1

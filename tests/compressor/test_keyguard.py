@@ -56,8 +56,13 @@ FORMS: list[tuple[str, str]] = [
     ("unicode-escaped-first-half", "preview: " + "".join(f"\\u{ord(c):04x}" for c in KEY[:HALF]) + "…"),
     ("percent-escaped-second-half", "…" + "".join(f"%{ord(c):02X}" for c in KEY[HALF:])),
     ("double-escaped-first-half", "".join(f"\\\\u{ord(c):04x}" for c in KEY[:HALF])),
-    ("escapes-of-three-kinds-mixed", KEY[:4] + "".join(f"%{ord(c):02x}" for c in KEY[4:12])
-     + "".join(f"&#{ord(c)};" for c in KEY[12:20]) + "".join(f"\\x{ord(c):02x}" for c in KEY[20:])),
+    (
+        "escapes-of-three-kinds-mixed",
+        KEY[:4]
+        + "".join(f"%{ord(c):02x}" for c in KEY[4:12])
+        + "".join(f"&#{ord(c)};" for c in KEY[12:20])
+        + "".join(f"\\x{ord(c):02x}" for c in KEY[20:]),
+    ),
 ]
 
 
@@ -241,9 +246,10 @@ class TestWritableText:
          ('"\\ud800"', True), ("x\udfff", True), (b'"\\u00e9 \\u4e2d \\ud83d\\ude00"', True),
          (b'"\\u00e9 \\u4e2d"', False), ("😀".encode(), False), (b"plain", False), ("ünïcödé", False)],
     )  # fmt: skip
-    def test_the_surrogate_check_is_false_only_where_none_can_parse(self, raw: bytes | str, may: bool) -> None:
+    def test_the_surrogate_check_is_false_only_where_none_can_parse(
+        self, raw: bytes | str, may: bool
+    ) -> None:
         assert may_hold_surrogates(raw) is may
-
 
     @pytest.mark.parametrize(
         ("text", "parsed"),

@@ -24,14 +24,18 @@ class TestUnknownFormats:
         assert "formats tried: " + ", ".join(reader.name for reader in READERS) in message
 
     def test_an_object_names_its_keys(self) -> None:
-        with pytest.raises(ConversationFormatError, match=r"an object with keys title, items; formats tried: "):
+        with pytest.raises(
+            ConversationFormatError, match=r"an object with keys title, items; formats tried: "
+        ):
             load_conversations({"title": "x", "items": []}, name="odd.json")
 
 
 class TestFilesBeingWritten:
     def test_a_torn_last_line_is_left_out_with_a_note(self, tmp_path: Path) -> None:
         path = tmp_path / "live.jsonl"
-        path.write_text('{"role": "user", "content": "hi"}\n{"role": "assistant", "content": "yo"}\n{"role": "us')
+        path.write_text(
+            '{"role": "user", "content": "hi"}\n{"role": "assistant", "content": "yo"}\n{"role": "us'
+        )
         (conversation,) = load_conversations(path)
         assert [m.role for m in conversation.messages] == ["user", "assistant"]
         assert [r.code for r in conversation.readings] == ["truncated_tail"]
@@ -39,7 +43,9 @@ class TestFilesBeingWritten:
 
     def test_a_broken_line_in_the_middle_is_still_an_error(self, tmp_path: Path) -> None:
         path = tmp_path / "broken.jsonl"
-        path.write_text('{"role": "user", "content": "hi"}\n{"role": "assi\n{"role": "user", "content": "x"}\n')
+        path.write_text(
+            '{"role": "user", "content": "hi"}\n{"role": "assi\n{"role": "user", "content": "x"}\n'
+        )
         with pytest.raises(ConversationFormatError, match="line 2: not valid JSON"):
             load_conversations(path)
 
@@ -69,7 +75,9 @@ class TestUsageAfterTheAgentsOwnCompaction:
                 {"role": "assistant", "content": "b", "usage_metadata": {"total_tokens": 12_000}},
                 {"role": "assistant", "content": "c", "usage_metadata": {"total_tokens": 13_000}},
             ],
-            recorded_compactions=[RecordedCompaction(index=2, source="test", summary="summary of the work so far")],
+            recorded_compactions=[
+                RecordedCompaction(index=2, source="test", summary="summary of the work so far")
+            ],
         )
         settled = _settled(run)
         assert [m.reported_total_tokens for m in settled.messages] == [None, 90_000, None, None, None]
@@ -80,5 +88,7 @@ class TestUsageAfterTheAgentsOwnCompaction:
         from compressor.formats.loader import _settled
         from compressor.messages import Conversation
 
-        run = Conversation.from_messages([{"role": "assistant", "content": "a", "usage_metadata": {"total_tokens": 5}}])
+        run = Conversation.from_messages(
+            [{"role": "assistant", "content": "a", "usage_metadata": {"total_tokens": 5}}]
+        )
         assert _settled(run) is run

@@ -11,7 +11,9 @@ from compressor.tokens import get_counter
 
 class TestToolCall:
     def test_openai_and_flat_forms_are_the_same_call(self) -> None:
-        nested = ToolCall.model_validate({"id": "c", "type": "function", "function": {"name": "bash", "arguments": "{}"}})
+        nested = ToolCall.model_validate(
+            {"id": "c", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+        )
         flat = ToolCall.model_validate({"id": "c", "type": "function", "name": "bash", "arguments": "{}"})
         assert nested.openai() == flat.openai()
 
@@ -20,7 +22,9 @@ class TestToolCall:
         assert call.arguments == '{"path": "文件.py"}'
         assert call.parsed_arguments() == {"path": "文件.py"}
 
-    @pytest.mark.parametrize("data", [{"name": "x"}, {"id": "c"}, {"id": "", "name": "x"}, {"id": "c", "function": 3}])
+    @pytest.mark.parametrize(
+        "data", [{"name": "x"}, {"id": "c"}, {"id": "", "name": "x"}, {"id": "c", "function": 3}]
+    )
     def test_a_call_needs_an_id_and_a_name(self, data: dict[str, object]) -> None:
         with pytest.raises(ValidationError):
             ToolCall.model_validate(data)
@@ -56,8 +60,14 @@ class TestMessage:
             "role": "assistant",
             "content": "",
             "finish_reason": "tool_calls",
-            "tool_calls": [{"id": "c", "type": "function", "function": {"name": "bash", "arguments": "{}"},
-                            "response_item_id": "r1"}],
+            "tool_calls": [
+                {
+                    "id": "c",
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": "{}"},
+                    "response_item_id": "r1",
+                }
+            ],
         }
         out = Message.model_validate(data).to_openjiuwen()
         assert out["finish_reason"] == "tool_calls"
@@ -72,7 +82,11 @@ class TestMessage:
 class TestConversation:
     def test_leading_system_messages_are_the_system_part(self) -> None:
         conversation = Conversation.from_messages(
-            [{"role": "system", "content": "a"}, {"role": "user", "content": "b"}, {"role": "system", "content": "c"}],
+            [
+                {"role": "system", "content": "a"},
+                {"role": "user", "content": "b"},
+                {"role": "system", "content": "c"},
+            ],
             [{"type": "function", "function": {"name": "grep", "parameters": {"type": "object"}}}],
         )
         assert [m.content for m in conversation.system] == ["a"]
@@ -122,7 +136,9 @@ class TestCopiesKeepNoStaleCache:
         long = Message(role="assistant", content="word " * 200)
         counter.message_tokens_many([long])  # caches the long message's count on it
         short = long.model_copy(update={"content": "word"}, deep=deep)
-        assert counter.message_tokens_many([short]) == counter.message_tokens_many([Message(role="assistant", content="word")])
+        assert counter.message_tokens_many([short]) == counter.message_tokens_many(
+            [Message(role="assistant", content="word")]
+        )
 
     def test_deep_and_shallow_copies_start_with_empty_caches(self) -> None:
         import copy

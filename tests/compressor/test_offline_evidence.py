@@ -24,10 +24,20 @@ def span(steps: int = 30) -> list[Message]:
     messages = [Message(role="user", content="Port the parser. Do not change the public API. Never commit.")]
     for n in range(steps):
         command = f"pytest -q tests/test_part{n}.py -k case{n}"
-        messages.append(Message(role="assistant", content=f"Looking at /srv/proj/src/parser/part{n}.py (issue #{100 + n}).",
-                                tool_calls=[ToolCall(id=f"c{n}", name="bash", arguments=json.dumps({"command": command}))]))
-        messages.append(Message(role="tool", tool_call_id=f"c{n}",
-                                content="output\n" * 40 + f"ValueError: part {n} rejects blank lines\n1 failed"))
+        messages.append(
+            Message(
+                role="assistant",
+                content=f"Looking at /srv/proj/src/parser/part{n}.py (issue #{100 + n}).",
+                tool_calls=[ToolCall(id=f"c{n}", name="bash", arguments=json.dumps({"command": command}))],
+            )
+        )
+        messages.append(
+            Message(
+                role="tool",
+                tool_call_id=f"c{n}",
+                content="output\n" * 40 + f"ValueError: part {n} rejects blank lines\n1 failed",
+            )
+        )
     return [*messages, PROMPT]
 
 
@@ -104,7 +114,15 @@ def test_the_backend_takes_a_budget_and_the_replays_call_still_works() -> None:
 
 
 def test_secrets_stay_out_of_verbatim_commands() -> None:
-    call = ToolCall(id="c", name="bash", arguments=json.dumps({"command": "curl -H 'Authorization: Bearer abcdef0123456789xyz' x"}))
-    messages = [Message(role="user", content="go"), Message(role="assistant", content="", tool_calls=[call]), PROMPT]
+    call = ToolCall(
+        id="c",
+        name="bash",
+        arguments=json.dumps({"command": "curl -H 'Authorization: Bearer abcdef0123456789xyz' x"}),
+    )
+    messages = [
+        Message(role="user", content="go"),
+        Message(role="assistant", content="", tool_calls=[call]),
+        PROMPT,
+    ]
     reply = build_reply(messages)
     assert "abcdef0123456789xyz" not in reply and "Bearer [redacted]" in reply

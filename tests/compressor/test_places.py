@@ -17,7 +17,10 @@ def home_with_sessions(home: Path) -> dict[str, Path]:
     claude = home / ".claude/projects/-work-app/0b1c.jsonl"
     codex = home / ".codex/sessions/2026/11/30/rollout-2026-11-30T10-00-00-abc.jsonl"
     gemini = home / ".gemini/tmp/5f3a/chats/session-2026-11-29T09-00-abc.json"
-    cline = home / ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1732/api_conversation_history.json"
+    cline = (
+        home
+        / ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1732/api_conversation_history.json"
+    )
     for path in (claude, codex, gemini, cline):
         path.parent.mkdir(parents=True)
     shutil.copyfile(fixture(TRANSCRIPTS / "claude-code-session.jsonl"), claude)

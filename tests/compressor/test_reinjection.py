@@ -179,7 +179,9 @@ class TestWhichFilesComeBack:
         assert extended.files[0].to_dict()["extension"] is True
         # sized as openJiuwen lays out a read_file entry
         plain = reinject([user(), *read("/w/a.py", "x")])
-        assert extended.openjiuwen_tokens(get_counter("cl100k_base")) == plain.openjiuwen_tokens(get_counter())
+        assert extended.openjiuwen_tokens(get_counter("cl100k_base")) == plain.openjiuwen_tokens(
+            get_counter()
+        )
 
 
 class TestLimits:
@@ -253,11 +255,7 @@ class TestTheMessage:
 
     def test_session_state_builders_are_reported_unavailable(self) -> None:
         value = reinject([user(), *read("a.py", "x")])
-        assert (
-            value.unavailable
-            == UNAVAILABLE_BUILDERS
-            == ("plan", "plan_mode", "todo", "task_status")
-        )
+        assert value.unavailable == UNAVAILABLE_BUILDERS == ("plan", "plan_mode", "todo", "task_status")
 
     def test_to_dict_is_json_and_holds_the_message(self) -> None:
         value = reinject([user(), *read("a.py", "x")])

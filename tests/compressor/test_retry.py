@@ -50,7 +50,8 @@ def test_a_wait_fits_only_before_the_deadline(delay: float, remaining: float | N
 
 
 @pytest.mark.parametrize(
-    "call,whole", [(10.0, 30.0), (0.5, 1.5), (None, None), (0, None), (-1.0, None), (True, None), ("10", None)]
+    "call,whole",
+    [(10.0, 30.0), (0.5, 1.5), (None, None), (0, None), (-1.0, None), (True, None), ("10", None)],
 )
 def test_the_calls_together_get_three_deadlines_of_one(call: object, whole: float | None) -> None:
     assert DEADLINE_CALLS == 3  # the first call and SPEC §11's two transient retries

@@ -36,13 +36,27 @@ class TestRecorded:
         document = json.loads(out)
         assert len(document["compactions"]) == 3 and document["summary"] == "recorded"
         first = document["compactions"][0]
-        assert {"index", "source", "span", "span_tokens", "summary_tokens", "summary", "retention", "lost"} <= set(first)
+        assert {
+            "index",
+            "source",
+            "span",
+            "span_tokens",
+            "summary_tokens",
+            "summary",
+            "retention",
+            "lost",
+        } <= set(first)
         assert first["index"] == 300 and first["span"] == [0, 300] and first["source"] == "recorded"
         assert set(first["retention"]) == set(CATEGORIES)
         assert first["retention"]["paths"]["kept"] == 38 and first["retention"]["paths"]["total"] == 83
         assert all({"text", "index"} <= set(item) for item in first["lost"]["paths"])
         assert document["overall"]["retention"]["commands"] == {
-            "kept": 1, "total": 162, "exact": 0, "elsewhere": 0, "lost": 161, "ratio": 0.0062,
+            "kept": 1,
+            "total": 162,
+            "exact": 0,
+            "elsewhere": 0,
+            "lost": 161,
+            "ratio": 0.0062,
         }
         assert document["decay"]["steps"][0]["number"] == 1
 
@@ -88,24 +102,45 @@ class TestLive:
         assert code == 2 and out == "" and err.count("\n") == 1 and "--api-base" in err
 
     def test_each_recorded_span_goes_to_the_endpoint(self) -> None:
-        replies = [f"<state_snapshot>Part {n}: edited /Users/sjonas/diffusion/plan.md</state_snapshot>" for n in range(3)]
+        replies = [
+            f"<state_snapshot>Part {n}: edited /Users/sjonas/diffusion/plan.md</state_snapshot>"
+            for n in range(3)
+        ]
         with ScriptedServer(replies) as server:
-            code, out, _ = run("score", ENGRAM, "--summary", "live", "--api-base", server.url, "--model", "m", "--json")
+            code, out, _ = run(
+                "score", ENGRAM, "--summary", "live", "--api-base", server.url, "--model", "m", "--json"
+            )
             assert server.calls == 3
         compactions = json.loads(out)["compactions"]
         assert code == 0 and [c["summary"] for c in compactions] == [r[16:-17] for r in replies]
-        assert {c["source"] for c in compactions} == {"live"} and compactions[0]["retention"]["paths"]["kept"] >= 1
+        assert {c["source"] for c in compactions} == {"live"} and compactions[0]["retention"]["paths"][
+            "kept"
+        ] >= 1
 
     def test_a_run_without_compactions_makes_no_call(self, tmp_path: Path) -> None:
         run_file = tmp_path / "run.json"
-        run_file.write_text(json.dumps([
-            {"role": "user", "content": "Fix src/a.py."},
-            {"role": "assistant", "content": "Editing src/a.py."},
-        ]), encoding="utf-8")
+        run_file.write_text(
+            json.dumps(
+                [
+                    {"role": "user", "content": "Fix src/a.py."},
+                    {"role": "assistant", "content": "Editing src/a.py."},
+                ]
+            ),
+            encoding="utf-8",
+        )
         # A run without recorded compactions has nothing to score: no call is made.
         with ScriptedServer([]) as server:
-            code, out, err = run("score", str(run_file), "--summary", "live", "--api-base", server.url,
-                                 "--model", "m", "--json")
+            code, out, err = run(
+                "score",
+                str(run_file),
+                "--summary",
+                "live",
+                "--api-base",
+                server.url,
+                "--model",
+                "m",
+                "--json",
+            )
             assert server.calls == 0
         assert code == 0 and json.loads(out)["compactions"] == [] and "no recorded compactions" in err
 
@@ -123,12 +158,33 @@ class TestProbes:
     def test_with_yes_each_probe_is_answered_twice_and_graded(self) -> None:
         _, out, _ = run("score", str(self.DUMP), "--probes", "--json")
         calls = json.loads(out)["probes"]["estimate"]["calls"]
-        scores = {side: dict.fromkeys(("accuracy", "context_awareness", "artifact_trail", "completeness",
-                                       "continuity", "instruction_following"), 3) for side in ("1", "2")}
+        scores = {
+            side: dict.fromkeys(
+                (
+                    "accuracy",
+                    "context_awareness",
+                    "artifact_trail",
+                    "completeness",
+                    "continuity",
+                    "instruction_following",
+                ),
+                3,
+            )
+            for side in ("1", "2")
+        }
         script = ["an answer", "another answer", json.dumps(scores)] * (calls // 3)
         with ScriptedServer(script) as server:
-            code, out, err = run("score", str(self.DUMP), "--probes", "--yes", "--api-base", server.url,
-                                 "--model", "m", "--json")
+            code, out, err = run(
+                "score",
+                str(self.DUMP),
+                "--probes",
+                "--yes",
+                "--api-base",
+                server.url,
+                "--model",
+                "m",
+                "--json",
+            )
             assert server.calls == calls
         (graded,) = json.loads(out)["probes"]["compactions"]
         assert code == 0, err

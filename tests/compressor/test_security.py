@@ -201,7 +201,14 @@ class TestCanaryKeyNeverLeaks:
 
     @pytest.mark.parametrize(
         ("where", "tail"),
-        [("flag", "\r"), ("flag", "\t"), ("flag", "\n"), ("flag", "\x00"), ("environment", "\r"), ("environment", "\t")],
+        [
+            ("flag", "\r"),
+            ("flag", "\t"),
+            ("flag", "\n"),
+            ("flag", "\x00"),
+            ("environment", "\r"),
+            ("environment", "\t"),
+        ],
         ids=["flag-CR", "flag-tab", "flag-LF", "flag-NUL", "environment-CR", "environment-tab"],
     )  # an environment cannot hold a NUL
     def test_a_key_with_a_control_character_is_refused_and_never_sent(

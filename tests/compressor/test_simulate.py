@@ -84,7 +84,8 @@ def reference(
     start (same message objects); a compaction request reads what it shares with the previous call."""
     counter = get_counter(counter_name)
     compressor = (
-        None if isinstance(summary, str)
+        None
+        if isinstance(summary, str)
         else CurrentRoundCompressor(config, summary, context_max=context_max, counter=counter)
     )
     system, tools = conversation.system, conversation.tools
@@ -133,7 +134,9 @@ def reference(
         keep = effective_keep(context, config.keep_recent_messages)
         span = build_span(len(context), last_user_index(context), keep)
         compress = count(context[span.compress[0] : span.compress[1]]) if span.has_compressible else None
-        decision = decide(total, context_max, config.trigger_context_ratio, config.min_target_context_ratio, compress)
+        decision = decide(
+            total, context_max, config.trigger_context_ratio, config.min_target_context_ratio, compress
+        )
         sent, event, request_tokens, memory_tokens, reinjection_tokens = total, "none", 0, 0, 0
         prefix_tokens = tail_tokens = request_cached = 0
         before_context = context
@@ -156,7 +159,9 @@ def reference(
                 added = [memory]
                 if result.reinjection is not None:
                     added.append(result.reinjection.message)
-                    openjiuwen_size[id(result.reinjection.message)] = result.reinjection.openjiuwen_tokens(counter)
+                    openjiuwen_size[id(result.reinjection.message)] = result.reinjection.openjiuwen_tokens(
+                        counter
+                    )
                 memory_tokens = openjiuwen_size[id(memory)]
                 reinjection_tokens = sum(openjiuwen_size[id(m)] for m in added[1:])
                 new_context = [*prefix, *added, *tail]
@@ -203,9 +208,23 @@ def reference(
         else:
             cached = min(previous_sent, cache_read(context, previous, front + hidden), sent)
         previous, previous_sent = list(context), sent
-        steps.append(RefStep(i, total, sent, decision.reason, event, decision.target_tokens, request_tokens,
-                             memory_tokens, reinjection_tokens, prefix_tokens, tail_tokens, cached,
-                             request_cached))
+        steps.append(
+            RefStep(
+                i,
+                total,
+                sent,
+                decision.reason,
+                event,
+                decision.target_tokens,
+                request_tokens,
+                memory_tokens,
+                reinjection_tokens,
+                prefix_tokens,
+                tail_tokens,
+                cached,
+                request_cached,
+            )
+        )
     return steps
 
 
@@ -218,11 +237,21 @@ def engine_steps(simulation: Any) -> list[RefStep]:
     events = {event.index: event for event in simulation.events}
     assert len(events) == len(simulation.events)
     return [
-        RefStep(s.index, s.context_tokens, s.sent_tokens, s.reason, label(s.event, s.skip_reason), s.compress_tokens,
-                s.compaction_request_tokens, s.memory_tokens, s.reinjection_tokens,
-                events[s.index].prefix_tokens if s.index in events else 0,
-                events[s.index].tail_tokens if s.index in events else 0, s.cached_tokens,
-                events[s.index].request_cached_tokens if s.index in events else 0)
+        RefStep(
+            s.index,
+            s.context_tokens,
+            s.sent_tokens,
+            s.reason,
+            label(s.event, s.skip_reason),
+            s.compress_tokens,
+            s.compaction_request_tokens,
+            s.memory_tokens,
+            s.reinjection_tokens,
+            events[s.index].prefix_tokens if s.index in events else 0,
+            events[s.index].tail_tokens if s.index in events else 0,
+            s.cached_tokens,
+            events[s.index].request_cached_tokens if s.index in events else 0,
+        )
         for s in simulation.steps
     ]
 
@@ -247,7 +276,9 @@ def messy(seed: int, count: int = 160) -> Conversation:
     while len(out) < count:
         roll = rng.random()
         if roll < 0.07 or len(out) == 1:
-            text = "please " + " ".join(rng.choice(("fix", "read", "test", "the", "bug")) for _ in range(rng.randint(3, 40)))
+            text = "please " + " ".join(
+                rng.choice(("fix", "read", "test", "the", "bug")) for _ in range(rng.randint(3, 40))
+            )
             if rng.random() < 0.2:
                 text = "<system-reminder>" + text
             out.append({"role": "user", "content": text})
@@ -257,7 +288,9 @@ def messy(seed: int, count: int = 160) -> Conversation:
                 number += 1
                 call_id = f"c{rng.randint(0, 40)}" if rng.random() < 0.15 else f"c{number}"
                 name = rng.choice(("read_file", "read_file", "Read", "bash"))
-                args: dict[str, Any] = {"file_path": rng.choice(PATHS)} if name != "bash" else {"command": "ls"}
+                args: dict[str, Any] = (
+                    {"file_path": rng.choice(PATHS)} if name != "bash" else {"command": "ls"}
+                )
                 if name != "bash" and rng.random() < 0.2:
                     args["offset"] = 10
                 calls.append({"id": call_id, "type": "function", "name": name, "arguments": json.dumps(args)})
@@ -272,7 +305,9 @@ def messy(seed: int, count: int = 160) -> Conversation:
             call_id = pending.pop(rng.randrange(len(pending))) if rng.random() < 0.9 else f"orphan{number}"
             body = "line\n" * rng.randint(1, 300)
             if rng.random() < 0.6:
-                body = json.dumps({"file_path": rng.choice(PATHS), "content": body, "line_count": body.count("\n")})
+                body = json.dumps(
+                    {"file_path": rng.choice(PATHS), "content": body, "line_count": body.count("\n")}
+                )
             out.append({"role": "tool", "tool_call_id": call_id, "content": body})
     return Conversation.from_messages(out, name=f"messy-{seed}")
 
@@ -293,8 +328,18 @@ SAY_300 = "a" * 874  # (26 + 874) / 3 = 300
 
 
 def hand_run(*, usage_at: int | None = None) -> Conversation:
-    roles = ["user", "assistant", "assistant", "assistant", "assistant", "user",
-             "assistant", "assistant", "assistant", "assistant"]
+    roles = [
+        "user",
+        "assistant",
+        "assistant",
+        "assistant",
+        "assistant",
+        "user",
+        "assistant",
+        "assistant",
+        "assistant",
+        "assistant",
+    ]
     messages: list[dict[str, Any]] = []
     for index, role in enumerate(roles):
         message: dict[str, Any] = {"role": role, "content": USER_100 if role == "user" else SAY_300}
@@ -310,8 +355,9 @@ class TestHandCheckedRun:
 
     @pytest.fixture
     def run(self) -> Any:
-        return simulate(hand_run(), settings(0.5, 0, 0.1), context_max=2000, counter="string_length",
-                        summary="fixed:150")
+        return simulate(
+            hand_run(), settings(0.5, 0, 0.1), context_max=2000, counter="string_length", summary="fixed:150"
+        )
 
     def test_the_wrapper_of_a_memory_block(self) -> None:
         counter = get_counter("string_length")
@@ -323,7 +369,14 @@ class TestHandCheckedRun:
 
     def test_each_step(self, run: Any) -> None:
         table = [
-            (s.index, s.context_tokens, s.sent_tokens, label(s.event, s.skip_reason), s.reason, s.compress_tokens)
+            (
+                s.index,
+                s.context_tokens,
+                s.sent_tokens,
+                label(s.event, s.skip_reason),
+                s.reason,
+                s.compress_tokens,
+            )
             for s in run.steps
         ]
         assert table == [
@@ -351,7 +404,10 @@ class TestHandCheckedRun:
         assert run.agent_input_tokens_uncompacted == 103 + 403 + 703 + 1003 + 1403 + 1703 + 2003 + 2303
         # requests: system (none) + context up to the tail + prompt, each once
         assert [e.request_tokens for e in run.events] == [
-            1000 + prompt + 3, 1108 + prompt + 3, 1408 + prompt + 3, 1416 + prompt + 3
+            1000 + prompt + 3,
+            1108 + prompt + 3,
+            1408 + prompt + 3,
+            1416 + prompt + 3,
         ]
         assert run.compaction_input_tokens == sum(e.request_tokens for e in run.events)
         assert [e.memory_tokens for e in run.events] == [308, 308, 308, 308]
@@ -361,15 +417,25 @@ class TestHandCheckedRun:
     def test_what_each_compaction_keeps(self, run: Any) -> None:
         # step 4 keeps user 0 (100 + 3); later steps keep [0, memory, 4, 5] = 100 + 308 + 300 + 100 + 3;
         # keep 0 leaves no tail
-        assert [(e.prefix_tokens, e.tail_tokens) for e in run.events] == [(103, 0), (811, 0), (811, 0), (811, 0)]
+        assert [(e.prefix_tokens, e.tail_tokens) for e in run.events] == [
+            (103, 0),
+            (811, 0),
+            (811, 0),
+            (811, 0),
+        ]
         written = run.to_dict()["compaction_events"][0]
         assert (written["prefix_tokens"], written["tail_tokens"]) == (103, 0)
 
     def test_usage_anchors_the_total_until_a_compaction_makes_it_stale(self) -> None:
         # threshold 1100: message 3 reports 1500, so the trigger fires at 4 (counted, [0..3] is only 1003);
         # keep 1 keeps message 3 — its usage is stale after the compaction, so step 6 counts 1061 < 1100.
-        run = simulate(hand_run(usage_at=3), settings(0.55, 1, 0.1), context_max=2000, counter="string_length",
-                       summary="fixed:100")
+        run = simulate(
+            hand_run(usage_at=3),
+            settings(0.55, 1, 0.1),
+            context_max=2000,
+            counter="string_length",
+            summary="fixed:100",
+        )
         table = [(s.index, s.context_tokens, s.total_source, s.event) for s in run.steps[:5]]
         assert table == [
             (1, 103, "counted", "none"),
@@ -388,13 +454,22 @@ class TestHiddenOverhead:
     """``hidden_overhead``: tokens every window holds that the file does not show, carried after compactions too."""
 
     def test_every_counted_window_carries_it(self) -> None:
-        plain = simulate(hand_run(), settings(0.5, 0, 0.1), context_max=2000, counter="string_length",
-                         summary="fixed:150")
-        hidden = simulate(hand_run(), settings(0.5, 0, 0.1), context_max=2000, counter="string_length",
-                          summary="fixed:150", hidden_overhead=50)
+        plain = simulate(
+            hand_run(), settings(0.5, 0, 0.1), context_max=2000, counter="string_length", summary="fixed:150"
+        )
+        hidden = simulate(
+            hand_run(),
+            settings(0.5, 0, 0.1),
+            context_max=2000,
+            counter="string_length",
+            summary="fixed:150",
+            hidden_overhead=50,
+        )
         assert plain.hidden_overhead == 0 and hidden.hidden_overhead == 50
         # 50 more in every window, the compacted ones included; here the compactions happen at the same points
-        assert [s.uncompacted_tokens for s in hidden.steps] == [s.uncompacted_tokens + 50 for s in plain.steps]
+        assert [s.uncompacted_tokens for s in hidden.steps] == [
+            s.uncompacted_tokens + 50 for s in plain.steps
+        ]
         assert [s.context_tokens for s in hidden.steps] == [s.context_tokens + 50 for s in plain.steps]
         assert [s.sent_tokens for s in hidden.steps] == [s.sent_tokens + 50 for s in plain.steps]
         assert all(s.hidden_tokens == 50 for s in hidden.steps)
@@ -402,8 +477,14 @@ class TestHiddenOverhead:
         assert hidden.outcome.final_tokens == plain.outcome.final_tokens + 50
 
     def test_a_usage_anchored_window_already_holds_it(self) -> None:
-        run = simulate(hand_run(usage_at=3), settings(0.55, 1, 0.1), context_max=2000, counter="string_length",
-                       summary="fixed:100", hidden_overhead=40)
+        run = simulate(
+            hand_run(usage_at=3),
+            settings(0.55, 1, 0.1),
+            context_max=2000,
+            counter="string_length",
+            summary="fixed:100",
+            hidden_overhead=40,
+        )
         by_index = {s.index: s for s in run.steps}
         assert (by_index[4].context_tokens, by_index[4].hidden_tokens) == (1500, 0)
         assert (by_index[3].context_tokens, by_index[3].hidden_tokens) == (743, 40)
@@ -419,13 +500,24 @@ class TestHiddenOverhead:
 
     def test_sweep_carries_it_too(self) -> None:
         conversation = generated(260, 1)
-        swept = sweep(conversation, ratios=(0.5, 0.7), keeps=(0, 2), min_targets=(0.02,), context_max=30_000,
-                      summary="fixed:300", hidden_overhead=700)
+        swept = sweep(
+            conversation,
+            ratios=(0.5, 0.7),
+            keeps=(0, 2),
+            min_targets=(0.02,),
+            context_max=30_000,
+            summary="fixed:300",
+            hidden_overhead=700,
+        )
         assert swept.hidden_overhead == 700
         for outcome in swept.outcomes:
             config = settings(outcome.trigger_context_ratio, outcome.keep_recent_messages, 0.02)
-            assert outcome == simulate(conversation, config, context_max=30_000, summary="fixed:300",
-                                       hidden_overhead=700).outcome
+            assert (
+                outcome
+                == simulate(
+                    conversation, config, context_max=30_000, summary="fixed:300", hidden_overhead=700
+                ).outcome
+            )
 
     def test_a_negative_overhead_is_refused(self) -> None:
         with pytest.raises(ConfigError, match="hidden_overhead"):
@@ -447,7 +539,9 @@ CASES = [
 class TestAgainstTheReference:
     @pytest.mark.parametrize(("summary", "ratio", "keep", "min_target"), CASES)
     @pytest.mark.parametrize("seed", [1, 2, 3])
-    def test_generated_runs(self, summary: str, ratio: float, keep: int, min_target: float, seed: int) -> None:
+    def test_generated_runs(
+        self, summary: str, ratio: float, keep: int, min_target: float, seed: int
+    ) -> None:
         conversation = generated(260, seed)
         config = settings(ratio, keep, min_target)
         expected = reference(conversation, config, 30_000, "cl100k_base", summary)
@@ -466,9 +560,15 @@ class TestAgainstTheReference:
 
     def test_messy_runs_compact_and_reinject(self) -> None:
         events = [
-            e for seed in range(12)
-            for e in simulate(messy(seed), settings(0.5, 2, 0.0), context_max=6_000, counter="string_length",
-                              summary="fixed:40").events
+            e
+            for seed in range(12)
+            for e in simulate(
+                messy(seed),
+                settings(0.5, 2, 0.0),
+                context_max=6_000,
+                counter="string_length",
+                summary="fixed:40",
+            ).events
         ]
         assert sum(e.status == "compacted" for e in events) > 20
         assert any(e.reinjected_files for e in events)
@@ -496,8 +596,12 @@ class TestFirstTriggerIndex:
     """The first call point where analyze() on messages[:i] says the trigger fires (the uncompacted run)."""
 
     @staticmethod
-    def analysed(conversation: Conversation, config: CurrentRoundCompressorConfig, context_max: int,
-                 counter: str = "cl100k_base") -> int | None:
+    def analysed(
+        conversation: Conversation,
+        config: CurrentRoundCompressorConfig,
+        context_max: int,
+        counter: str = "cl100k_base",
+    ) -> int | None:
         for i, message in enumerate(conversation.messages):
             if message.role == "assistant":
                 window = conversation.with_messages(conversation.messages[:i])
@@ -512,7 +616,10 @@ class TestFirstTriggerIndex:
         expected = self.analysed(conversation, config, 60_000)
         assert expected is not None
         for summary in ("fixed:500", "ratio:0.1"):
-            assert simulate(conversation, config, context_max=60_000, summary=summary).first_trigger_index == expected
+            assert (
+                simulate(conversation, config, context_max=60_000, summary=summary).first_trigger_index
+                == expected
+            )
 
     def test_sample_transcripts(self) -> None:
         fired = 0
@@ -543,29 +650,52 @@ class TestSweep:
         if summary == "offline":  # the offline backend reads the whole request: keep it small
             conversation = generated(120, 3)
             ratios, keeps, targets, context_max = (0.6, 0.9), (0, 3), (0.15,), 16_000
-        swept = sweep(conversation, ratios=ratios, keeps=keeps, min_targets=targets, context_max=context_max,
-                      summary=summary)
+        swept = sweep(
+            conversation,
+            ratios=ratios,
+            keeps=keeps,
+            min_targets=targets,
+            context_max=context_max,
+            summary=summary,
+        )
         assert len(swept.outcomes) == len(ratios) * len(keeps) * len(targets)
         for outcome in swept.outcomes:
-            config = settings(outcome.trigger_context_ratio, outcome.keep_recent_messages,
-                              outcome.min_target_context_ratio)
+            config = settings(
+                outcome.trigger_context_ratio, outcome.keep_recent_messages, outcome.min_target_context_ratio
+            )
             assert outcome == simulate(conversation, config, context_max=context_max, summary=summary).outcome
         assert sum(o.compactions for o in swept.outcomes) > 0
 
     @pytest.mark.parametrize("seed", range(8))
     def test_messy_runs(self, seed: int) -> None:
         conversation = messy(seed, 220)
-        swept = sweep(conversation, ratios=(0.3, 0.5, 0.9), keeps=(0, 2, 7), min_targets=(0.0, 0.05),
-                      context_max=5_000, counter="string_length", summary="fixed:30")
+        swept = sweep(
+            conversation,
+            ratios=(0.3, 0.5, 0.9),
+            keeps=(0, 2, 7),
+            min_targets=(0.0, 0.05),
+            context_max=5_000,
+            counter="string_length",
+            summary="fixed:30",
+        )
         for outcome in swept.outcomes:
-            config = settings(outcome.trigger_context_ratio, outcome.keep_recent_messages,
-                              outcome.min_target_context_ratio)
-            expected = simulate(conversation, config, context_max=5_000, counter="string_length", summary="fixed:30")
+            config = settings(
+                outcome.trigger_context_ratio, outcome.keep_recent_messages, outcome.min_target_context_ratio
+            )
+            expected = simulate(
+                conversation, config, context_max=5_000, counter="string_length", summary="fixed:30"
+            )
             assert outcome == expected.outcome
 
     def test_grid_is_keeps_by_ratios(self) -> None:
-        swept = sweep(generated(300, 2), ratios=(0.9, 0.5), keeps=(4, 0), min_targets=(0.05,), context_max=30_000,
-                      summary="ratio:0.1")
+        swept = sweep(
+            generated(300, 2),
+            ratios=(0.9, 0.5),
+            keeps=(4, 0),
+            min_targets=(0.05,),
+            context_max=30_000,
+            summary="ratio:0.1",
+        )
         assert swept.ratios == (0.5, 0.9) and swept.keeps == (0, 4)
         grid = swept.grid("compactions")
         outcome = swept.outcome(0.9, 4, 0.05)
@@ -593,8 +723,15 @@ class TestSweep:
 
 
 class TestSummaryModel:
-    @pytest.mark.parametrize(("spec", "label"), [("offline", "offline"), ("fixed:1500", "fixed:1500"),
-                                                 ("ratio:0.1", "ratio:0.1"), (" Ratio:0.25 ", "ratio:0.25")])
+    @pytest.mark.parametrize(
+        ("spec", "label"),
+        [
+            ("offline", "offline"),
+            ("fixed:1500", "fixed:1500"),
+            ("ratio:0.1", "ratio:0.1"),
+            (" Ratio:0.25 ", "ratio:0.25"),
+        ],
+    )
     def test_parses(self, spec: str, label: str) -> None:
         assert SummaryModel.parse(spec).label == label
 
@@ -604,8 +741,13 @@ class TestSummaryModel:
             SummaryModel.parse(spec)
 
     def test_a_ratio_too_small_for_the_span_is_an_empty_summary(self) -> None:
-        run = simulate(hand_run(), settings(0.5, 0, 0.0), context_max=2000, counter="string_length",
-                       summary="ratio:0.001")
+        run = simulate(
+            hand_run(),
+            settings(0.5, 0, 0.0),
+            context_max=2000,
+            counter="string_length",
+            summary="ratio:0.001",
+        )
         assert (run.events[0].status, run.events[0].reason) == ("skipped", "empty_summary")
         assert run.compactions == 0 and run.outcome.refused == len(run.events)
 
@@ -621,15 +763,23 @@ class TestLiveBackend:
         assert run.summary == "live:fake model"
         assert len(model.requests) == run.outcome.compaction_calls > 0
         compacted = [e for e in run.events if e.status == "compacted"]
-        assert compacted and all(e.summary_tokens == get_counter().tok("short summary of the round") for e in compacted)
+        assert compacted and all(
+            e.summary_tokens == get_counter().tok("short summary of the round") for e in compacted
+        )
         # what the model received is exactly the request the simulation priced
         first = model.requests[0]
-        assert get_counter().count(first) + get_counter().count_tools(conversation.tools) == run.events[0].request_tokens
+        assert (
+            get_counter().count(first) + get_counter().count_tools(conversation.tools)
+            == run.events[0].request_tokens
+        )
 
     @pytest.mark.parametrize(
         ("conversation", "counter", "context_max"),
-        [(generated(120, 8), "cl100k_base", 12_000), (messy(3), "string_length", 6_000),
-         (messy(5), "string_length", 6_000)],
+        [
+            (generated(120, 8), "cl100k_base", 12_000),
+            (messy(3), "string_length", 6_000),
+            (messy(5), "string_length", 6_000),
+        ],
         ids=["generated", "messy-3", "messy-5"],
     )
     def test_each_step_equals_the_reference_calling_the_same_model(
@@ -638,8 +788,9 @@ class TestLiveBackend:
         config = settings(0.5, 2, 0.0)
         reply = "<state_snapshot>short summary of the round</state_snapshot>"
         expected = reference(conversation, config, context_max, counter, FakeModel([reply] * 200))
-        got = simulate(conversation, config, context_max=context_max, counter=counter,
-                       summary=FakeModel([reply] * 200))
+        got = simulate(
+            conversation, config, context_max=context_max, counter=counter, summary=FakeModel([reply] * 200)
+        )
         assert engine_steps(got) == expected
         compacted = [e for e in got.events if e.status == "compacted"]
         assert compacted and any(e.tail_tokens for e in compacted)
@@ -658,12 +809,18 @@ class TestLiveBackend:
         from compressor.errors import BackendError, ErrorKind
 
         conversation = generated(120, 8)
-        model = FakeModel([BackendError("401 unauthorized", kind=ErrorKind.AUTHENTICATION, status_code=401)] * 200)
+        model = FakeModel(
+            [BackendError("401 unauthorized", kind=ErrorKind.AUTHENTICATION, status_code=401)] * 200
+        )
         run = simulate(conversation, settings(0.5, 2, 0.0), context_max=12_000, summary=model)
         assert run.compactions == 0
         assert run.events and all((e.status, e.reason) == ("skipped", "authentication") for e in run.events)
-        failing = FakeModel([BackendError("401 unauthorized", kind=ErrorKind.AUTHENTICATION, status_code=401)] * 200)
-        assert engine_steps(run) == reference(conversation, settings(0.5, 2, 0.0), 12_000, "cl100k_base", failing)
+        failing = FakeModel(
+            [BackendError("401 unauthorized", kind=ErrorKind.AUTHENTICATION, status_code=401)] * 200
+        )
+        assert engine_steps(run) == reference(
+            conversation, settings(0.5, 2, 0.0), 12_000, "cl100k_base", failing
+        )
 
     def test_the_estimate_describes_itself(self) -> None:
         estimate = estimate_live_cost(generated(120, 8), settings(0.5, 2, 0.0), context_max=12_000)
@@ -683,7 +840,9 @@ class _Tags(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         named = dict(attrs)
-        if (tag == "script" and named.get("src")) or (tag in ("link", "img", "iframe") and (named.get("href") or named.get("src"))):
+        if (tag == "script" and named.get("src")) or (
+            tag in ("link", "img", "iframe") and (named.get("href") or named.get("src"))
+        ):
             self.found.append(f"<{tag} {named}>")
 
 
@@ -708,19 +867,43 @@ def run_file(tmp_path: Path) -> Path:
 
 class TestCli:
     def test_json_shape(self, run_file: Path) -> None:
-        code, out, err = run_cli("simulate", str(run_file), "--context-max", "30000", "--ratios", "0.5,0.7",
-                                 "--keeps", "0,3", "--summary", "ratio:0.1", "--json")
+        code, out, err = run_cli(
+            "simulate",
+            str(run_file),
+            "--context-max",
+            "30000",
+            "--ratios",
+            "0.5,0.7",
+            "--keeps",
+            "0,3",
+            "--summary",
+            "ratio:0.1",
+            "--json",
+        )
         assert code == 0, err
         document = json.loads(out)
         assert {"settings", "steps", "recommendation", "current"} <= set(document)
         keys = {(s["trigger_context_ratio"], s["keep_recent_messages"]) for s in document["settings"]}
         assert keys == {(r, k) for r in (0.5, 0.7, 0.8) for k in (0, 3)}  # 0.8, keep 0: the current setting
         for row in document["settings"]:
-            assert {"min_target_context_ratio", "first_trigger_index", "compactions", "peak_tokens",
-                    "peak_utilisation", "steps_over_capacity", "compaction_input_tokens",
-                    "agent_input_tokens"} <= set(row)
-        assert document["steps"] and {"index", "context_tokens", "threshold", "event", "summary_tokens",
-                                      "compaction_request_tokens"} <= set(document["steps"][0])
+            assert {
+                "min_target_context_ratio",
+                "first_trigger_index",
+                "compactions",
+                "peak_tokens",
+                "peak_utilisation",
+                "steps_over_capacity",
+                "compaction_input_tokens",
+                "agent_input_tokens",
+            } <= set(row)
+        assert document["steps"] and {
+            "index",
+            "context_tokens",
+            "threshold",
+            "event",
+            "summary_tokens",
+            "compaction_request_tokens",
+        } <= set(document["steps"][0])
         assert set(document["recommendation"]) >= {"trigger_context_ratio", "reasons"}
         assert all("code" in reason for reason in document["recommendation"]["reasons"])
 
@@ -733,41 +916,92 @@ class TestCli:
         assert "baselines at the current setting" in out
 
     def test_the_ledger_and_flags_in_json(self, run_file: Path) -> None:
-        code, out, err = run_cli("simulate", str(run_file), "--context-max", "30000", "--ratios", "0.5",
-                                 "--keeps", "0", "--price-model", "claude-sonnet-4-5", "--json")
+        code, out, err = run_cli(
+            "simulate",
+            str(run_file),
+            "--context-max",
+            "30000",
+            "--ratios",
+            "0.5",
+            "--keeps",
+            "0",
+            "--price-model",
+            "claude-sonnet-4-5",
+            "--json",
+        )
         assert code == 0, err
         document = json.loads(out)
         assert document["price"]["source"] == "price_model"
         assert document["price"]["price"]["source"].startswith("https://docs.anthropic.com/")
         ledger = document["current"]["ledger"]
         assert ledger["unit"] == "usd" and ledger["compactions"]
-        assert {"invalidated_tokens", "cache_write_tokens", "payback", "payback_calls"} <= set(ledger["compactions"][0])
+        assert {"invalidated_tokens", "cache_write_tokens", "payback", "payback_calls"} <= set(
+            ledger["compactions"][0]
+        )
         assert {"flagged", "attempts", "storm"} <= set(document["current"]["loops"])
         assert document["recommendation"]["unit"] == "usd"
         assert {b["strategy"] for b in document["baselines"]} == {"masking", "hybrid"}
 
     def test_the_price_follows_the_runs_own_model(self) -> None:
         path = fixture(TRANSCRIPTS / "claude-code-session.jsonl")  # logged as claude-opus-4-5-20251101
-        code, out, err = run_cli("simulate", str(path), "--context-max", "60000", "--ratios", "0.5", "--keeps", "0")
+        code, out, err = run_cli(
+            "simulate", str(path), "--context-max", "60000", "--ratios", "0.5", "--keeps", "0"
+        )
         assert code == 0, err
-        assert "price: claude-opus-4-5 (run) per 1M tokens: input $5, cached $0.5, cache write $6.25, output $25" in out
-        code, out, err = run_cli("simulate", str(path), "--context-max", "60000", "--ratios", "0.5", "--keeps", "0",
-                                 "--price-model", "gpt-5")
+        assert (
+            "price: claude-opus-4-5 (run) per 1M tokens: input $5, cached $0.5, cache write $6.25, output $25"
+            in out
+        )
+        code, out, err = run_cli(
+            "simulate",
+            str(path),
+            "--context-max",
+            "60000",
+            "--ratios",
+            "0.5",
+            "--keeps",
+            "0",
+            "--price-model",
+            "gpt-5",
+        )
         assert code == 0, err
         assert "price: gpt-5 (price_model)" in out
 
     def test_a_user_price_file(self, run_file: Path, tmp_path: Path) -> None:
         prices = tmp_path / "prices.json"
         prices.write_text(json.dumps({"models": {"ours": {"input": 1.0, "output": 2.0}}}), encoding="utf-8")
-        code, out, err = run_cli("simulate", str(run_file), "--context-max", "30000", "--ratios", "0.5",
-                                 "--keeps", "0", "--prices", str(prices), "--price-model", "ours")
+        code, out, err = run_cli(
+            "simulate",
+            str(run_file),
+            "--context-max",
+            "30000",
+            "--ratios",
+            "0.5",
+            "--keeps",
+            "0",
+            "--prices",
+            str(prices),
+            "--price-model",
+            "ours",
+        )
         assert code == 0, err
-        assert f"price: ours (price_model) per 1M tokens: input $1, cached $1, cache write $1, output $2 (from {prices}" in out
+        assert (
+            f"price: ours (price_model) per 1M tokens: input $1, cached $1, cache write $1, output $2 (from {prices}"
+            in out
+        )
 
     def test_html_report_is_self_contained(self, run_file: Path, tmp_path: Path) -> None:
         report = tmp_path / "out" / "report.html"
-        code, _, err = run_cli("simulate", str(run_file), "--context-max", "30000", "--summary", "ratio:0.1",
-                               "--html", str(report))
+        code, _, err = run_cli(
+            "simulate",
+            str(run_file),
+            "--context-max",
+            "30000",
+            "--summary",
+            "ratio:0.1",
+            "--html",
+            str(report),
+        )
         assert code == 0, err
         text = report.read_text(encoding="utf-8")
         tags = external_references(text)
@@ -802,7 +1036,16 @@ class TestCli:
         path = TRANSCRIPTS / "openai-chat-tau-bench-airline.json"
         code, _, err = run_cli("simulate", str(path), "--summary", "fixed:100")
         assert code == 2 and "--conversation" in err
-        code, out, err = run_cli("simulate", str(path), "--summary", "fixed:100", "--conversation", "3",
-                                 "--context-max", "3000", "--json")
+        code, out, err = run_cli(
+            "simulate",
+            str(path),
+            "--summary",
+            "fixed:100",
+            "--conversation",
+            "3",
+            "--context-max",
+            "3000",
+            "--json",
+        )
         assert code == 0, err
         assert json.loads(out)["steps"]

@@ -51,7 +51,9 @@ class TestRunModel:
 class TestOurTable:
     def test_every_entry_has_a_source_and_none_shadows_openjiuwen(self) -> None:
         document = json.loads(
-            resources.files("compressor").joinpath("data", "model_context_windows_lab.json").read_text("utf-8")
+            resources.files("compressor")
+            .joinpath("data", "model_context_windows_lab.json")
+            .read_text("utf-8")
         )
         assert document["models"]
         ours = lab_windows()

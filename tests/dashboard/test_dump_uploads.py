@@ -102,7 +102,9 @@ class TestZip:
             handle.writestr(f"s/{dump.name}", dump.read_bytes())
             handle.writestr(f"s/{dump.name}", b"{}")
         saved = save_uploads(tmp_path, [("twice.zip", archive.getvalue())])
-        assert saved.problems == [f"twice.zip/s/{dump.name}: a second member with this path; the first one is kept"]
+        assert saved.problems == [
+            f"twice.zip/s/{dump.name}: a second member with this path; the first one is kept"
+        ]
         index = index_dumps(review_folder(tmp_path))
         assert len(index.dumps) == 1 and index.broken == []
 

@@ -94,7 +94,9 @@ class TestSessionFile:
     def test_a_file_swapped_for_a_link_out_or_a_fifo_is_not_read(self, session: Path, swap: str) -> None:
         outside = session.parent.parent / "outside.jsonl"
         outside.write_text(
-            line("user", "fix the failing test") + line("assistant", "Looking at it.") + line("user", "SECRET-OUTSIDE")
+            line("user", "fix the failing test")
+            + line("assistant", "Looking at it.")
+            + line("user", "SECRET-OUTSIDE")
         )
         at = open_followed("views/span.py")
         session.unlink()

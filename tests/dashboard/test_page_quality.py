@@ -197,5 +197,7 @@ class TestEveryItem:
         assert f"保留了什么 — 丢失 {scored.retention.overall.lost} 项" in expander_labels(at)
         assert "每个转储遗忘了什么" in expander_labels(at)
         overall = scored.retention.overall
-        badge = f"摘要保留了什么：保留 {overall.kept}/{overall.total}"  # a Chinese colon, as the rest of the line
+        badge = (
+            f"摘要保留了什么：保留 {overall.kept}/{overall.total}"  # a Chinese colon, as the rest of the line
+        )
         assert any(badge in str(m.value) for m in at.markdown), badge

@@ -203,7 +203,9 @@ class TestSessionBudget:
         assert all(item.file != "big.json" for item in app.session_state[keys.K_ITEMS].values())
         app.button(key=keys.page_widget("load", "clear")).click().run()
         app.file_uploader(key=keys.W_UPLOAD).set_value(("again.json", big, "application/json")).run()
-        assert not app.error and [item.file for item in app.session_state[keys.K_ITEMS].values()] == ["again.json"]
+        assert not app.error and [item.file for item in app.session_state[keys.K_ITEMS].values()] == [
+            "again.json"
+        ]
 
 
 class TestFileNames:

@@ -141,7 +141,9 @@ class TestBoundedReplies:
             wait_idle(runner)
             run_compaction(runner)
             assert bomb.calls >= 1  # the reply was really sent: decompression stopped at the cap each time
-        expect(runner.get_by_text(re.compile(r"^Compaction failed after \d+ calls: the reply of"))).to_be_visible()
+        expect(
+            runner.get_by_text(re.compile(r"^Compaction failed after \d+ calls: the reply of"))
+        ).to_be_visible()
         assert healthy(served.url)
         slider = other.get_by_role("slider", name="trigger_context_ratio")  # the other session still answers
         slider.focus()

@@ -68,7 +68,8 @@ class TestFloors:
         offenders = sorted(
             name
             for name, imports in GRAPH.items()
-            if name.startswith("compressor") and not name.startswith("compressor.cli")
+            if name.startswith("compressor")
+            and not name.startswith("compressor.cli")
             and any(top(module) == "dashboard" for module in imports)
         )
         assert offenders == []
@@ -85,14 +86,18 @@ class TestFloors:
         library = sorted(
             name
             for name in MODULES
-            if name.startswith("compressor") and not name.startswith("compressor.cli") and name != "compressor.__main__"
+            if name.startswith("compressor")
+            and not name.startswith("compressor.cli")
+            and name != "compressor.__main__"
         )
         code = (
             "import importlib, sys\n"
             f"for name in {library!r}: importlib.import_module(name)\n"
             f"print(','.join(sorted(m for m in {sorted(UI_PACKAGES)!r} if m in sys.modules)))"
         )
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+        )
         assert done.stdout.strip() == ""
 
 
@@ -162,11 +167,17 @@ class TestSizes:
 
 def test_no_silenced_import_error() -> None:
     offenders = []
-    for path in [*source_files(), *sorted((REPO / "tests").rglob("*.py")), *sorted((REPO / "benchmarks").rglob("*.py"))]:
+    for path in [
+        *source_files(),
+        *sorted((REPO / "tests").rglob("*.py")),
+        *sorted((REPO / "benchmarks").rglob("*.py")),
+    ]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ExceptHandler) and node.type is not None:
                 names = {n.id for n in ast.walk(node.type) if isinstance(n, ast.Name)}
-                if names & {"ImportError", "ModuleNotFoundError"} and all(isinstance(s, ast.Pass) for s in node.body):
+                if names & {"ImportError", "ModuleNotFoundError"} and all(
+                    isinstance(s, ast.Pass) for s in node.body
+                ):
                     offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert offenders == []
 
@@ -175,7 +186,11 @@ def test_no_machine_paths_in_the_sources() -> None:
     """The suite runs from any checkout: no absolute path of this development machine in code or tests (paths in
     test data, such as a session's ``/home/user/app`` working folder, are data, not dependencies)."""
     offenders = []
-    sources = [*source_files(), *sorted((REPO / "tests").rglob("*.py")), *sorted((REPO / "benchmarks").rglob("*.py"))]
+    sources = [
+        *source_files(),
+        *sorted((REPO / "tests").rglob("*.py")),
+        *sorted((REPO / "benchmarks").rglob("*.py")),
+    ]
     for path in sources:
         if path == Path(__file__).resolve():
             continue

@@ -178,7 +178,10 @@ def asks_to_wait(seconds: str, status: int = 429) -> Behaviour:
     body = json.dumps({"error": {"message": "slow down", "type": "rate_limit_exceeded"}}).encode()
 
     def behave(wire: Wire, request: Request) -> None:
-        wire.send(head(status, Content_Type="application/json", Content_Length=len(body), Retry_After=seconds) + body)
+        wire.send(
+            head(status, Content_Type="application/json", Content_Length=len(body), Retry_After=seconds)
+            + body
+        )
 
     return behave
 

@@ -19,13 +19,15 @@ class TestCalls:
 
     def test_a_call_in_dollars_and_in_tokens(self) -> None:
         # 9,000 read at $0.30, 1,000 written at $3.75, 500 out at $15
-        assert price_call(input_tokens=10_000, cached_tokens=9_000, output_tokens=500, price=PRICE) == pytest.approx(
-            0.0027 + 0.00375 + 0.0075
-        )
+        assert price_call(
+            input_tokens=10_000, cached_tokens=9_000, output_tokens=500, price=PRICE
+        ) == pytest.approx(0.0027 + 0.00375 + 0.0075)
         assert price_call(input_tokens=10_000, cached_tokens=9_000, output_tokens=500) == 10_500
 
     def test_calls_add_up(self) -> None:
-        total = CallTokens(cached=1, written=2, output=3, calls=1).plus(CallTokens(cached=10, written=20, calls=2))
+        total = CallTokens(cached=1, written=2, output=3, calls=1).plus(
+            CallTokens(cached=10, written=20, calls=2)
+        )
         assert total == CallTokens(cached=11, written=22, output=3, calls=3)
 
 
@@ -34,10 +36,19 @@ def one_compaction(weights: Weights, horizon: int = 4, status: str = "compacted"
     2,000-token prefix (tools, system, kept messages) and sends 3,000. Its request sends 9,500 tokens, 9,000 of them
     shared with the previous call, and returns a 500-token summary."""
     return compaction_cost(
-        index=21, step=10, kind="summary", status=status,
+        index=21,
+        step=10,
+        kind="summary",
+        status=status,
         call=CallTokens.split(input_tokens=9_500, cached_tokens=9_000, output_tokens=500),
-        tokens_before=9_990, tokens_after=2_990, window_before=10_000, window_after=3_000, previous_window=9_000,
-        preserved_tokens=2_000, horizon_calls=horizon, weights=weights,
+        tokens_before=9_990,
+        tokens_after=2_990,
+        window_before=10_000,
+        window_after=3_000,
+        previous_window=9_000,
+        preserved_tokens=2_000,
+        horizon_calls=horizon,
+        weights=weights,
     )
 
 
@@ -79,9 +90,19 @@ class TestOneCompaction:
 
     def test_a_call_free_change_that_saves_at_once_pays_at_once(self) -> None:
         line = compaction_cost(
-            index=5, step=2, kind="masking", status="compacted", call=CallTokens(), tokens_before=1_000,
-            tokens_after=400, window_before=1_000, window_after=400, previous_window=600, preserved_tokens=300,
-            horizon_calls=1, weights=TOKENS,
+            index=5,
+            step=2,
+            kind="masking",
+            status="compacted",
+            call=CallTokens(),
+            tokens_before=1_000,
+            tokens_after=400,
+            window_before=1_000,
+            window_after=400,
+            previous_window=600,
+            preserved_tokens=300,
+            horizon_calls=1,
+            weights=TOKENS,
         )
         assert (line.payback_calls, line.payback) == (1, "paid")
 
@@ -89,8 +110,13 @@ class TestOneCompaction:
         written = one_compaction(USD).to_dict()
         assert written["payback"] == "never" and written["unit"] == "usd"
         assert written["call_cost"] == round(0.012075, 6)
-        assert written["call"] == {"calls": 1, "input_tokens": 9_500, "cached_tokens": 9_000, "uncached_tokens": 500,
-                                   "output_tokens": 500}
+        assert written["call"] == {
+            "calls": 1,
+            "input_tokens": 9_500,
+            "cached_tokens": 9_000,
+            "uncached_tokens": 500,
+            "output_tokens": 500,
+        }
 
 
 class TestRun:

@@ -70,7 +70,9 @@ class TestPrice:
     def test_usd_of_cached_written_and_output_tokens(self) -> None:
         price = Price(model="m", input=3.0, cached_input=0.3, cache_write=3.75, output=15.0)
         # 1M cached at $0.30, 2M written at $3.75, 0.1M out at $15
-        assert price.usd(cached=1_000_000, written=2_000_000, output=100_000) == pytest.approx(0.3 + 7.5 + 1.5)
+        assert price.usd(cached=1_000_000, written=2_000_000, output=100_000) == pytest.approx(
+            0.3 + 7.5 + 1.5
+        )
 
     def test_to_dict_names_its_source(self) -> None:
         row = bundled_prices()["gpt-5"].to_dict()
@@ -84,10 +86,13 @@ class TestUserFile:
         return path
 
     def test_rows_replace_and_extend_the_bundled_ones(self, tmp_path: Path) -> None:
-        path = self.write(tmp_path, {
-            "gpt-5": {"input": 1.0, "cached_input": 0.1, "output": 8.0, "date": "2026-12-01"},
-            "our-model": {"input": 0.5, "output": 1.0},
-        })
+        path = self.write(
+            tmp_path,
+            {
+                "gpt-5": {"input": 1.0, "cached_input": 0.1, "output": 8.0, "date": "2026-12-01"},
+                "our-model": {"input": 0.5, "output": 1.0},
+            },
+        )
         table = price_table(path)
         assert table["gpt-5"].input == 1.0 and table["gpt-5"].origin == str(path)
         assert table["gpt-5"].cache_write == 1.0  # no write price given: the input price
@@ -105,7 +110,9 @@ class TestUserFile:
             ({"m": {"input": 1, "output": 1, "colour": "red"}}, "models.m.colour"),
         ],
     )
-    def test_a_bad_row_is_one_line_naming_file_and_field(self, tmp_path: Path, models: object, needle: str) -> None:
+    def test_a_bad_row_is_one_line_naming_file_and_field(
+        self, tmp_path: Path, models: object, needle: str
+    ) -> None:
         path = self.write(tmp_path, models)
         with pytest.raises(ConfigError, match=re.escape(needle)) as caught:
             read_prices(path)

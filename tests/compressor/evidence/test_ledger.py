@@ -41,8 +41,13 @@ class TestSources:
     def test_tool_output_is_read_for_errors_and_final_figures_only(self) -> None:
         messages = [
             Message(role="assistant", content="", tool_calls=[call("c", "Bash", command="ls")]),
-            Message(role="tool", tool_call_id="c", content="src/listed.py\nhttps://example.org/x\n" + "x\n" * 10 +
-                    "done in 12.5 ms\nerror: disk full"),
+            Message(
+                role="tool",
+                tool_call_id="c",
+                content="src/listed.py\nhttps://example.org/x\n"
+                + "x\n" * 10
+                + "done in 12.5 ms\nerror: disk full",
+            ),
         ]
         ledger = build_ledger(messages)
         assert ledger.of("paths") == () and ledger.of("identifiers") == ()
@@ -59,12 +64,16 @@ class TestSources:
     def test_progress_bars_give_no_figures(self) -> None:
         messages = [
             Message(role="assistant", content="", tool_calls=[call("c", "Bash", command="train")]),
-            Message(role="tool", tool_call_id="c", content="40%|████      | 4/10 [00:02<00:03, 1.9it/s]\nloss 0.5"),
+            Message(
+                role="tool", tool_call_id="c", content="40%|████      | 4/10 [00:02<00:03, 1.9it/s]\nloss 0.5"
+            ),
         ]
         assert keys(messages, "numbers") == []
 
     def test_a_shell_wrapper_is_unwrapped(self) -> None:
-        wrapped = ToolCall(id="c", name="shell", arguments=json.dumps({"command": ["bash", "-lc", "git status"]}))
+        wrapped = ToolCall(
+            id="c", name="shell", arguments=json.dumps({"command": ["bash", "-lc", "git status"]})
+        )
         listed = ToolCall(id="d", name="exec", arguments=json.dumps({"cmd": ["ls", "-la"]}))
         assert (command_of(wrapped), command_of(listed)) == ("git status", "ls -la")
 
@@ -86,8 +95,14 @@ class TestSources:
 
     def test_a_later_todo_list_replaces_the_earlier_one(self) -> None:
         first = call("t1", "TodoWrite", todos=[{"content": "Write docs", "status": "pending"}])
-        second = call("t2", "TodoWrite", todos=[{"content": "Write docs", "status": "completed"},
-                                                {"content": "Ship it", "status": "in_progress"}])
+        second = call(
+            "t2",
+            "TodoWrite",
+            todos=[
+                {"content": "Write docs", "status": "completed"},
+                {"content": "Ship it", "status": "in_progress"},
+            ],
+        )
         messages = [
             Message(role="assistant", content="", tool_calls=[first]),
             Message(role="assistant", content="", tool_calls=[second]),
@@ -112,7 +127,9 @@ class TestPaths:
 
 class TestFailures:
     def test_flags_and_shapes_of_a_failed_result(self) -> None:
-        assert failed(Message.model_validate({"role": "tool", "tool_call_id": "c", "content": "x", "is_error": True}))
+        assert failed(
+            Message.model_validate({"role": "tool", "tool_call_id": "c", "content": "x", "is_error": True})
+        )
         assert failed(Message(role="tool", tool_call_id="c", content="Exit code 2\nboom"))
         assert failed(Message(role="tool", tool_call_id="c", content="<tool_use_error>no</tool_use_error>"))
         assert not failed(Message(role="tool", tool_call_id="c", content="Exit code 0"))

@@ -13,7 +13,9 @@ def item(category: str, key: str, text: str | None = None) -> Artifact:
     return Artifact(category=category, text=text or key, key=key, index=0, last_index=0)  # type: ignore[arg-type]
 
 
-def kind(category: str, key: str, summary: str, *, others: tuple[str, ...] = (), text: str | None = None) -> str | None:
+def kind(
+    category: str, key: str, summary: str, *, others: tuple[str, ...] = (), text: str | None = None
+) -> str | None:
     depths = PathDepths([key, *others]) if category == "paths" else PathDepths([])
     return match(item(category, key, text), SummaryIndex(summary), depths)
 
@@ -36,7 +38,10 @@ class TestPaths:
     def test_a_name_shared_with_another_file_needs_a_longer_tail(self) -> None:
         others = ("/srv/app/tests/client.py",)
         assert kind("paths", "/srv/app/src/upload/client.py", "edited client.py", others=others) is None
-        assert kind("paths", "/srv/app/src/upload/client.py", "edited upload/client.py", others=others) == "suffix"
+        assert (
+            kind("paths", "/srv/app/src/upload/client.py", "edited upload/client.py", others=others)
+            == "suffix"
+        )
 
     def test_a_longer_path_ending_in_it_keeps_it(self) -> None:
         assert kind("paths", "src/a.py", "see /home/x/src/a.py") == "extended"
@@ -85,9 +90,9 @@ class TestErrors:
         assert kind("errors", self.KEY, summary) == expected
 
     def test_digits_blurred(self) -> None:
-        assert kind("errors", "e501 line too long (121 > 110 characters)", "E501 line too long (130 > 110 characters)") == (
-            "normalised"
-        )
+        assert kind(
+            "errors", "e501 line too long (121 > 110 characters)", "E501 line too long (130 > 110 characters)"
+        ) == ("normalised")
 
     def test_code_names_together_in_one_sentence(self) -> None:
         key = "typeerror: trainingarguments.__init__() got an unexpected keyword argument 'no_cuda'"
@@ -107,14 +112,21 @@ class TestIdentifiers:
             ("proj-481", "ticket PROJ-4812", None),
         ],
     )
-    def test_case_folded_schemes_dropped_hash_prefixes(self, key: str, summary: str, expected: str | None) -> None:
+    def test_case_folded_schemes_dropped_hash_prefixes(
+        self, key: str, summary: str, expected: str | None
+    ) -> None:
         assert kind("identifiers", key, summary) == expected
 
 
 @pytest.mark.parametrize(
     ("key", "summary", "expected"),
-    [("1000 step", "after 1,000 steps", "exact"), ("3.5 s", "in 3.50s", "exact"), ("3.5 s", "in 3.5 ms", None),
-     ("20 x", "20× faster", "exact"), ("20 x", "20 faster", None)],
+    [
+        ("1000 step", "after 1,000 steps", "exact"),
+        ("3.5 s", "in 3.50s", "exact"),
+        ("3.5 s", "in 3.5 ms", None),
+        ("20 x", "20× faster", "exact"),
+        ("20 x", "20 faster", None),
+    ],
 )
 def test_numbers_need_their_value_and_unit(key: str, summary: str, expected: str | None) -> None:
     assert kind("numbers", key, summary) == expected
@@ -122,7 +134,11 @@ def test_numbers_need_their_value_and_unit(key: str, summary: str, expected: str
 
 @pytest.mark.parametrize(
     ("name", "summary", "expected"),
-    [("Bash", "ran Bash twice", "exact"), ("Read", "we read it", None), ("read_file", "via Read_File", "exact")],
+    [
+        ("Bash", "ran Bash twice", "exact"),
+        ("Read", "we read it", None),
+        ("read_file", "via Read_File", "exact"),
+    ],
 )
 def test_tools_by_name(name: str, summary: str, expected: str | None) -> None:
     assert kind("tools", name.lower(), summary, text=name) == expected

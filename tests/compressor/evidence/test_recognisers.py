@@ -127,7 +127,9 @@ class TestQuantities:
     def test_numbers_with_units(self, text: str, canonical: list[str]) -> None:
         assert [c for _, c in quantities(text)] == canonical
 
-    @pytest.mark.parametrize("text", ["version v5.10", "at 02:10 on 2026-03-09", "3 s later", "MATH-500", "step 3"])
+    @pytest.mark.parametrize(
+        "text", ["version v5.10", "at 02:10 on 2026-03-09", "3 s later", "MATH-500", "step 3"]
+    )
     def test_numbers_without_units_are_not_quantities(self, text: str) -> None:
         assert quantities(text) == []
 
@@ -146,5 +148,7 @@ class TestCodeCommands:
 
 def test_sentences_are_flat_and_drop_heading_marks() -> None:
     assert sentences("# Title here\nDo not touch it.  Keep   going!\n- short") == [
-        "Title here", "Do not touch it.", "Keep going!",
+        "Title here",
+        "Do not touch it.",
+        "Keep going!",
     ]

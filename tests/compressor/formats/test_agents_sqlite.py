@@ -49,7 +49,10 @@ def sessions(tmp_path: Path) -> list[Conversation]:
 
 class TestSessions:
     def test_one_conversation_per_session_in_row_order(self, sessions: list[Conversation]) -> None:
-        assert [c.name for c in sessions] == ["agents #0 (session user_123)", "agents #1 (session support-ticket-88)"]
+        assert [c.name for c in sessions] == [
+            "agents #0 (session user_123)",
+            "agents #1 (session support-ticket-88)",
+        ]
         assert {c.source_format for c in sessions} == {"openai-agents-sqlite"}
         assert [c.metadata for c in sessions] == [
             {"agent": "openai-agents", "session_id": "user_123"},
@@ -58,10 +61,24 @@ class TestSessions:
 
     def test_counts(self, sessions: list[Conversation]) -> None:
         assert [count_messages(c).to_dict() for c in sessions] == [
-            {"real_user": 1, "internal_user": 0, "assistant": 2, "tool": 1, "tool_calls": 1,
-             "unmatched_tool_calls": 0, "unmatched_tool_results": 0},
-            {"real_user": 2, "internal_user": 1, "assistant": 3, "tool": 1, "tool_calls": 1,
-             "unmatched_tool_calls": 0, "unmatched_tool_results": 0},
+            {
+                "real_user": 1,
+                "internal_user": 0,
+                "assistant": 2,
+                "tool": 1,
+                "tool_calls": 1,
+                "unmatched_tool_calls": 0,
+                "unmatched_tool_results": 0,
+            },
+            {
+                "real_user": 2,
+                "internal_user": 1,
+                "assistant": 3,
+                "tool": 1,
+                "tool_calls": 1,
+                "unmatched_tool_calls": 0,
+                "unmatched_tool_results": 0,
+            },
         ]
 
     def test_a_handoff_is_a_call_and_its_output(self, sessions: list[Conversation]) -> None:
@@ -104,7 +121,9 @@ class TestBadInput:
         connection.close()
         with pytest.raises(ConversationFormatError) as error:
             load_conversations(path)
-        assert str(error.value).startswith(f"{path}: is an SQLite database holding no conversation in a format I know")
+        assert str(error.value).startswith(
+            f"{path}: is an SQLite database holding no conversation in a format I know"
+        )
 
     def test_a_session_with_no_readable_rows(self, tmp_path: Path) -> None:
         path = tmp_path / "empty.db"

@@ -25,27 +25,50 @@ class TestAtif:
         run = load_conversation(HERE / "trajectory.json")
         assert run.source_format == "atif" and len(run.system) == 1
         assert count_messages(run).to_dict() == {
-            "real_user": 1, "internal_user": 0, "assistant": 3, "tool": 3, "tool_calls": 3,
-            "unmatched_tool_calls": 0, "unmatched_tool_results": 0,
+            "real_user": 1,
+            "internal_user": 0,
+            "assistant": 3,
+            "tool": 3,
+            "tool_calls": 3,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
         }
 
     def test_parallel_calls_then_their_results(self) -> None:
         run = load_conversation(HERE / "trajectory.json")
-        assert [m.role for m in run.messages] == ["user", "assistant", "tool", "tool", "assistant", "tool", "assistant"]
+        assert [m.role for m in run.messages] == [
+            "user",
+            "assistant",
+            "tool",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant",
+        ]
         assert run.messages[1].call_ids == ("call_write_1", "call_ls_2")
-        assert json.loads(run.messages[1].tool_calls[0].arguments) == {"command": "printf 'Hello, world!' > hello.txt"}
-        assert run.messages[1].model_extra["reasoning_content"] == "Two independent actions: write, then verify."
+        assert json.loads(run.messages[1].tool_calls[0].arguments) == {
+            "command": "printf 'Hello, world!' > hello.txt"
+        }
+        assert (
+            run.messages[1].model_extra["reasoning_content"] == "Two independent actions: write, then verify."
+        )
 
     def test_a_result_without_call_id_answers_a_call_made_for_it(self) -> None:
         run = load_conversation(HERE / "trajectory.json")
         assert run.messages[4].call_ids == ("atif-4-0",)
-        assert run.messages[5].tool_call_id == "atif-4-0" and run.messages[5].content.startswith("Hello, world!")
+        assert run.messages[5].tool_call_id == "atif-4-0" and run.messages[5].content.startswith(
+            "Hello, world!"
+        )
         assert {r.code: r.count for r in run.readings}["tool_calls_from_text"] == 1
 
     def test_usage_is_prompt_plus_completion(self) -> None:
         run = load_conversation(HERE / "trajectory.json")
         assert run.messages[1].usage_metadata == {
-            "input_tokens": 1520, "output_tokens": 80, "total_tokens": 1600, "cached_tokens": 1200}
+            "input_tokens": 1520,
+            "output_tokens": 80,
+            "total_tokens": 1600,
+            "cached_tokens": 1200,
+        }
         assert run.messages[-1].reported_total_tokens == 1740
 
     def test_metadata(self) -> None:
@@ -59,7 +82,8 @@ class TestAtif:
         with pytest.raises(ConversationFormatError) as raised:
             load_conversation(json.dumps(data), name="trajectory.json")
         assert str(raised.value) == (
-            "trajectory.json: steps[2].source: unknown source 'robot' (expected system, user or agent)")
+            "trajectory.json: steps[2].source: unknown source 'robot' (expected system, user or agent)"
+        )
 
     def test_a_wrong_results_type_names_the_field(self) -> None:
         data = trajectory()
@@ -67,7 +91,8 @@ class TestAtif:
         with pytest.raises(ConversationFormatError) as raised:
             load_conversation(json.dumps(data), name="trajectory.json")
         assert str(raised.value) == (
-            "trajectory.json: steps[2].observation.results: expected results (a JSON list), got string")
+            "trajectory.json: steps[2].observation.results: expected results (a JSON list), got string"
+        )
 
     def test_a_truncated_file_is_one_line(self) -> None:
         text = (HERE / "trajectory.json").read_text()
@@ -80,8 +105,13 @@ class TestOpenJiuwenTrajectory:
         run = load_conversation(HERE / "openjiuwen-trajectory.json")
         assert run.source_format == "openjiuwen-trajectory"
         assert count_messages(run).to_dict() == {
-            "real_user": 1, "internal_user": 1, "assistant": 3, "tool": 2, "tool_calls": 2,
-            "unmatched_tool_calls": 0, "unmatched_tool_results": 0,
+            "real_user": 1,
+            "internal_user": 1,
+            "assistant": 3,
+            "tool": 2,
+            "tool_calls": 2,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
         }
         assert run.messages[1].tool_calls[0].parsed_arguments() == {"file_path": "config.py"}
         assert run.messages[1].usage_metadata["total_tokens"] == 2135
@@ -99,13 +129,29 @@ class TestTerminusResults:
     (harbor tests/golden/terminus_2/*.trajectory.json)."""
 
     def steps(self, calls: int, results: int) -> dict[str, Any]:
-        return {"schema_version": "ATIF-v1.5", "session_id": "s", "agent": {"name": "terminus-2", "version": "2"},
-                "steps": [{"step_id": 1, "source": "user", "message": "make hello.txt"},
-                          {"step_id": 2, "source": "agent", "message": "Plan: run it",
-                           "tool_calls": [{"tool_call_id": f"call_0_{i}", "function_name": "bash_command",
-                                           "arguments": {"keystrokes": f"cmd{i}\n"}} for i in range(calls)],
-                           "observation": {"results": [{"content": f"out{i}"} for i in range(results)]},
-                           "metrics": {"prompt_tokens": 682, "completion_tokens": 60}}]}
+        return {
+            "schema_version": "ATIF-v1.5",
+            "session_id": "s",
+            "agent": {"name": "terminus-2", "version": "2"},
+            "steps": [
+                {"step_id": 1, "source": "user", "message": "make hello.txt"},
+                {
+                    "step_id": 2,
+                    "source": "agent",
+                    "message": "Plan: run it",
+                    "tool_calls": [
+                        {
+                            "tool_call_id": f"call_0_{i}",
+                            "function_name": "bash_command",
+                            "arguments": {"keystrokes": f"cmd{i}\n"},
+                        }
+                        for i in range(calls)
+                    ],
+                    "observation": {"results": [{"content": f"out{i}"} for i in range(results)]},
+                    "metrics": {"prompt_tokens": 682, "completion_tokens": 60},
+                },
+            ],
+        }
 
     def test_an_unnamed_result_answers_the_steps_call(self) -> None:
         run = load_conversation(self.steps(1, 1))
@@ -115,6 +161,9 @@ class TestTerminusResults:
     def test_one_output_for_a_batch_answers_the_last_call(self) -> None:
         run = load_conversation(self.steps(3, 1))
         assert [(m.tool_call_id, m.content) for m in run.messages[2:]] == [
-            ("call_0_0", ""), ("call_0_1", ""), ("call_0_2", "out0")]
+            ("call_0_0", ""),
+            ("call_0_1", ""),
+            ("call_0_2", "out0"),
+        ]
         assert count_messages(run).unmatched_tool_calls == 0
         assert {r.code: r.count for r in run.readings}["batched_tool_results"] == 2

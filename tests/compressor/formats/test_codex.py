@@ -15,7 +15,9 @@ from compressor.formats.responses import SUMMARY_PREFIX
 from compressor.messages import Conversation
 from tests.conftest import FIXTURES, fixture
 
-ROLLOUT = FIXTURES / "formats" / "codex" / "rollout-2025-10-14T09-00-00-0199e0a4-5b6c-7d8e-9f01-23456789abcd.jsonl"
+ROLLOUT = (
+    FIXTURES / "formats" / "codex" / "rollout-2025-10-14T09-00-00-0199e0a4-5b6c-7d8e-9f01-23456789abcd.jsonl"
+)
 
 
 @pytest.fixture(scope="module")
@@ -28,13 +30,23 @@ def line(kind: str, payload: dict[str, Any]) -> str:
 
 
 def user(text: str) -> str:
-    return line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
+    return line(
+        "response_item",
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]},
+    )
 
 
 def usage(prompt: int, completion: int, total: int | None = None) -> str:
-    last = {"input_tokens": prompt, "cached_input_tokens": 0, "output_tokens": completion,
-            "reasoning_output_tokens": 0, "total_tokens": prompt + completion if total is None else total}
-    return line("event_msg", {"type": "token_count", "info": {"last_token_usage": last, "total_token_usage": last}})
+    last = {
+        "input_tokens": prompt,
+        "cached_input_tokens": 0,
+        "output_tokens": completion,
+        "reasoning_output_tokens": 0,
+        "total_tokens": prompt + completion if total is None else total,
+    }
+    return line(
+        "event_msg", {"type": "token_count", "info": {"last_token_usage": last, "total_token_usage": last}}
+    )
 
 
 def rollout(*lines: str) -> Conversation:
@@ -45,8 +57,13 @@ class TestFixture:
     def test_counts(self, run: Conversation) -> None:
         assert run.source_format == "codex"
         assert count_messages(run).to_dict() == {
-            "real_user": 4, "internal_user": 5, "assistant": 8, "tool": 5, "tool_calls": 5,
-            "unmatched_tool_calls": 0, "unmatched_tool_results": 0,
+            "real_user": 4,
+            "internal_user": 5,
+            "assistant": 8,
+            "tool": 5,
+            "tool_calls": 5,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
         }
         assert (len(run.system), len(run.messages)) == (2, 22)
 
@@ -79,7 +96,12 @@ class TestFixture:
         assert (patch.model_extra or {})["reasoning_content"] == "**Removing the second addition**"
         shell = run.messages[5]
         assert shell.tool_calls is not None and shell.tool_calls[0].name == "local_shell"
-        assert json.loads(shell.tool_calls[0].arguments)["command"] == ["sed", "-n", "35,60p", "src/report.py"]
+        assert json.loads(shell.tool_calls[0].arguments)["command"] == [
+            "sed",
+            "-n",
+            "35,60p",
+            "src/report.py",
+        ]
 
     def test_outputs_answer_their_call_id(self, run: Conversation) -> None:
         tools = [(m.tool_call_id, m.text[:16]) for m in run.messages if m.role == "tool"]
@@ -97,21 +119,40 @@ class TestFixture:
         # usage after Codex's own compaction stale (it measured the compacted window), keeping the numbers
         assert totals == [5306, 5452, 5782, 5928, 6042, 2149, 2791, 1227]
         assert run.messages[3].usage_metadata == {
-            "input_tokens": 5210, "cached_input_tokens": 0, "output_tokens": 96, "reasoning_output_tokens": 64,
+            "input_tokens": 5210,
+            "cached_input_tokens": 0,
+            "output_tokens": 96,
+            "reasoning_output_tokens": 64,
             "total_tokens": 5306,
         }
 
     def test_both_compactions_are_recorded_with_their_sizes(self, run: Conversation) -> None:
         local, remote = run.recorded_compactions
-        assert (local.source, local.index, local.tokens_before, local.tokens_after) == ("codex", 13, 6042, 1840)
+        assert (local.source, local.index, local.tokens_before, local.tokens_after) == (
+            "codex",
+            13,
+            6042,
+            1840,
+        )
         assert local.summary.startswith(SUMMARY_PREFIX) and "stock_total" in local.summary
         assert run.messages[local.index].content == local.summary and run.messages[local.index].internal
-        assert (remote.index, remote.summary, remote.tokens_before, remote.tokens_after) == (19, "", 2791, 960)
+        assert (remote.index, remote.summary, remote.tokens_before, remote.tokens_after) == (
+            19,
+            "",
+            2791,
+            960,
+        )
 
     def test_metadata(self, run: Conversation) -> None:
-        assert {key: run.metadata[key] for key in ("agent", "model", "session_id", "cli_version", "context_window")} == {
-            "agent": "codex", "model": "gpt-5-codex", "session_id": "0199e0a4-5b6c-7d8e-9f01-23456789abcd",
-            "cli_version": "0.46.0", "context_window": 272000,
+        assert {
+            key: run.metadata[key]
+            for key in ("agent", "model", "session_id", "cli_version", "context_window")
+        } == {
+            "agent": "codex",
+            "model": "gpt-5-codex",
+            "session_id": "0199e0a4-5b6c-7d8e-9f01-23456789abcd",
+            "cli_version": "0.46.0",
+            "context_window": 272000,
         }
 
     def test_readings(self, run: Conversation) -> None:
@@ -131,13 +172,28 @@ class TestFixture:
 
 class TestUsage:
     def test_a_total_less_usage_is_input_plus_output(self) -> None:
-        run = rollout(user("hi"), line("response_item", {"type": "message", "role": "assistant", "content": [
-            {"type": "output_text", "text": "hello"}]}), usage(100, 7, total=0))
+        run = rollout(
+            user("hi"),
+            line(
+                "response_item",
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "hello"}],
+                },
+            ),
+            usage(100, 7, total=0),
+        )
         assert run.messages[-1].reported_total_tokens == 107
 
     def test_an_estimate_after_a_compaction_is_its_tokens_after(self) -> None:
-        estimate = line("event_msg", {"type": "token_count", "info": {"last_token_usage": {
-            "input_tokens": 0, "output_tokens": 0, "total_tokens": 321}}})
+        estimate = line(
+            "event_msg",
+            {
+                "type": "token_count",
+                "info": {"last_token_usage": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 321}},
+            },
+        )
         run = rollout(user("a"), line("compacted", {"message": "summary"}), estimate, user("b"))
         assert run.recorded_compactions[0].tokens_after == 321
         assert run.recorded_compactions[0].tokens_before is None
@@ -156,7 +212,10 @@ class TestOneCompactionWrittenTwice:
 
     @pytest.mark.parametrize("item_first", [True, False])
     def test_a_compaction_item_beside_its_compacted_line_is_one_compaction(self, item_first: bool) -> None:
-        compacted = line("compacted", {"message": "", "replacement_history": [{"type": "compaction", "encrypted_content": "gAAA"}]})
+        compacted = line(
+            "compacted",
+            {"message": "", "replacement_history": [{"type": "compaction", "encrypted_content": "gAAA"}]},
+        )
         pair = [self.ITEM, compacted] if item_first else [compacted, self.ITEM]
         run = rollout(user("a"), *pair, user("b"))
         assert len(run.recorded_compactions) == 1
@@ -174,13 +233,25 @@ class TestDetection:
         state = json.dumps({"record_type": "state"})
         call = json.dumps({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"})
         output = json.dumps({"type": "function_call_output", "call_id": "c1", "output": "a.py"})
-        items = [json.loads(user("<user_instructions>\nuse uv\n</user_instructions>"))["payload"],
-                 json.loads(user("list the files"))["payload"]]
-        run = load_conversation("\n".join([header, state, *map(json.dumps, items), state, call, output]) + "\n",
-                                name="rollout.jsonl")
-        assert (run.source_format, run.metadata["session_id"], run.metadata["agent"]) == ("codex", "5973b6c0", "codex")
+        items = [
+            json.loads(user("<user_instructions>\nuse uv\n</user_instructions>"))["payload"],
+            json.loads(user("list the files"))["payload"],
+        ]
+        run = load_conversation(
+            "\n".join([header, state, *map(json.dumps, items), state, call, output]) + "\n",
+            name="rollout.jsonl",
+        )
+        assert (run.source_format, run.metadata["session_id"], run.metadata["agent"]) == (
+            "codex",
+            "5973b6c0",
+            "codex",
+        )
         assert [(m.role, m.internal) for m in run.messages] == [
-            ("user", True), ("user", False), ("assistant", False), ("tool", False)]
+            ("user", True),
+            ("user", False),
+            ("assistant", False),
+            ("tool", False),
+        ]
         assert run.readings[-1].detail == "the session header and state markers ×3"
 
     def test_a_file_still_being_written_reads_to_its_last_whole_line(self, tmp_path: Path) -> None:
@@ -195,17 +266,32 @@ class TestBadInput:
     @pytest.mark.parametrize(
         ("lines", "problem"),
         [
-            ([line("response_item", {"type": "function_call", "name": "shell", "arguments": "{}"})],
-             "rollout.jsonl: line 1: payload: missing call_id"),
-            ([json.dumps({"timestamp": "t", "type": "response_item", "payload": [1]})],
-             "rollout.jsonl: line 1: payload: expected a response_item payload (a JSON object), got list"),
-            ([user("a"), line("compacted", {"message": 7})],
-             "rollout.jsonl: line 2: payload.message: must be a string, got number"),
-            ([user("a"), line("event_msg", {"type": "token_count", "info": {"last_token_usage": {
-                "input_tokens": "many"}}})],
-             "rollout.jsonl: line 2: payload.info.last_token_usage.input_tokens: must be a number, got string 'many'"),
-            ([line("response_item", {"type": "message", "role": "robot", "content": []})],
-             "rollout.jsonl: line 1: payload.role: unknown role 'robot' (expected user, assistant, developer or system)"),
+            (
+                [line("response_item", {"type": "function_call", "name": "shell", "arguments": "{}"})],
+                "rollout.jsonl: line 1: payload: missing call_id",
+            ),
+            (
+                [json.dumps({"timestamp": "t", "type": "response_item", "payload": [1]})],
+                "rollout.jsonl: line 1: payload: expected a response_item payload (a JSON object), got list",
+            ),
+            (
+                [user("a"), line("compacted", {"message": 7})],
+                "rollout.jsonl: line 2: payload.message: must be a string, got number",
+            ),
+            (
+                [
+                    user("a"),
+                    line(
+                        "event_msg",
+                        {"type": "token_count", "info": {"last_token_usage": {"input_tokens": "many"}}},
+                    ),
+                ],
+                "rollout.jsonl: line 2: payload.info.last_token_usage.input_tokens: must be a number, got string 'many'",
+            ),
+            (
+                [line("response_item", {"type": "message", "role": "robot", "content": []})],
+                "rollout.jsonl: line 1: payload.role: unknown role 'robot' (expected user, assistant, developer or system)",
+            ),
             ([line("turn_context", {"model": "gpt-5"})], "rollout.jsonl: holds no messages"),
         ],
     )

@@ -43,8 +43,13 @@ class TestSessionJsonl:
     def test_counts(self, session: Conversation) -> None:
         assert session.source_format == "gemini-cli"
         assert count_messages(session).to_dict() == {
-            "real_user": 3, "internal_user": 2, "assistant": 9, "tool": 4, "tool_calls": 4,
-            "unmatched_tool_calls": 0, "unmatched_tool_results": 0,
+            "real_user": 3,
+            "internal_user": 2,
+            "assistant": 9,
+            "tool": 4,
+            "tool_calls": 4,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
         }
 
     def test_the_real_requests(self, session: Conversation) -> None:
@@ -54,15 +59,20 @@ class TestSessionJsonl:
             "Commit it.",
         ]
         assert [m.text.split("\n")[0] for m in session.messages if m.is_internal] == [
-            "<session_context>", "<state_snapshot>"]
+            "<session_context>",
+            "<state_snapshot>",
+        ]
 
     def test_a_record_written_again_replaces_itself_in_place(self, session: Conversation) -> None:
-        reply = session.messages[3]  # written three times: text, then tokens, then tool calls with their result
+        reply = session.messages[
+            3
+        ]  # written three times: text, then tokens, then tool calls with their result
         assert reply.content == "I'll read the date helper and its test first."
         assert reply.reported_total_tokens == 8307
         assert reply.usage_metadata == {"input_tokens": 8123, "output_tokens": 64, "total_tokens": 8307}
         assert (reply.model_extra or {})["reasoning_content"] == (
-            "**Reading the failing test** The failure mentions an off-by-one day.")
+            "**Reading the failing test** The failure mentions an off-by-one day."
+        )
         assert [call.id for call in reply.tool_calls or ()] == ["read_file-1772460301000-a1b2c3"]
         assert session.messages[4].text.startswith("export function toISODate")
         assert (session.messages[4].model_extra or {})["status"] == "success"
@@ -72,14 +82,23 @@ class TestSessionJsonl:
 
     def test_a_tool_response_sent_back_as_a_user_record_is_the_result(self, session: Conversation) -> None:
         call, result = session.messages[9], session.messages[10]
-        assert call.content == "Adding a leap-day test." and (call.model_extra or {})["reasoning_content"] == "Adding the test."
+        assert (
+            call.content == "Adding a leap-day test."
+            and (call.model_extra or {})["reasoning_content"] == "Adding the test."
+        )
         assert call.tool_calls is not None and result.tool_call_id == call.tool_calls[0].id
-        assert [m.tool_call_id for m in session.messages].count(result.tool_call_id) == 1  # not also from toolCalls
+        assert [m.tool_call_id for m in session.messages].count(
+            result.tool_call_id
+        ) == 1  # not also from toolCalls
 
     def test_the_compression_checkpoint_keeps_the_run_whole(self, session: Conversation) -> None:
         (compaction,) = session.recorded_compactions
         assert (compaction.source, compaction.index, compaction.tokens_before, compaction.tokens_after) == (
-            "gemini-cli", 12, 9247, None)
+            "gemini-cli",
+            12,
+            9247,
+            None,
+        )
         assert compaction.summary.startswith("<state_snapshot>")
         assert session.messages[13].content == "Got it. Thanks for the additional context!"
         assert session.messages[14].content == "Commit it."
@@ -101,8 +120,13 @@ class TestSessionJsonl:
 class TestLegacyJson:
     def test_counts(self, legacy: Conversation) -> None:
         assert count_messages(legacy).to_dict() == {
-            "real_user": 2, "internal_user": 0, "assistant": 3, "tool": 3, "tool_calls": 3,
-            "unmatched_tool_calls": 0, "unmatched_tool_results": 0,
+            "real_user": 2,
+            "internal_user": 0,
+            "assistant": 3,
+            "tool": 3,
+            "tool_calls": 3,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
         }
 
     def test_inline_results_follow_their_call(self, legacy: Conversation) -> None:
@@ -113,7 +137,8 @@ class TestLegacyJson:
     def test_a_cancelled_call_without_a_result_gets_a_stand_in(self, legacy: Conversation) -> None:
         assert legacy.messages[-1].content == "(no result was recorded for this call)"
         assert describe_reading(legacy.readings[0]) == (
-            '1 tool call has no result in the file and was given the result "(no result was recorded for this call)"')
+            '1 tool call has no result in the file and was given the result "(no result was recorded for this call)"'
+        )
 
 
 class TestReplay:
@@ -126,7 +151,8 @@ class TestReplay:
         run = jsonl(a, b, {"$set": {"messages": [a]}}, gemini("c", "ok"))
         assert [m.content for m in run.messages] == ["kept", "ok"]
         assert [(r.code, r.detail) for r in run.readings] == [
-            ("lines_skipped", "messages a $set checkpoint left out ×1")]
+            ("lines_skipped", "messages a $set checkpoint left out ×1")
+        ]
 
     def test_hook_context_is_internal(self) -> None:
         run = jsonl(user("a", "<hook_context>lint ran</hook_context>"), user("b", "go"))
@@ -137,9 +163,15 @@ class TestBadInput:
     @pytest.mark.parametrize(
         ("record", "problem"),
         [
-            (gemini("g", "x", toolCalls={"id": "c"}), "line 2: toolCalls: expected tool calls (a JSON list), got object"),
+            (
+                gemini("g", "x", toolCalls={"id": "c"}),
+                "line 2: toolCalls: expected tool calls (a JSON list), got object",
+            ),
             (gemini("g", "x", toolCalls=[{"id": "c"}]), "line 2: toolCalls[0]: missing name"),
-            (gemini("g", "x", tokens={"input": "lots"}), "line 2: tokens.input: must be a number, got string"),
+            (
+                gemini("g", "x", tokens={"input": "lots"}),
+                "line 2: tokens.input: must be a number, got string",
+            ),
             (gemini("g", 5), "line 2: content: must be text or a list of parts, got number"),
             (gemini("g", [{"functionCall": {"args": {}}}]), "line 2: content[0].functionCall: missing name"),
         ],

@@ -58,10 +58,14 @@ class TestResponses:
         assert (first, second, own) == ("g_ls_1", "g_ls_2", "c9")
         assert ids.response({"name": "cat", "id": "c9"}) == "c9"
         assert [ids.response({"name": "ls"}), ids.response({"name": "ls"}), ids.response({"name": "ls"})] == [
-            "g_ls_1", "g_ls_2", None]
+            "g_ls_1",
+            "g_ls_2",
+            None,
+        ]
 
 
 def test_usage_is_the_whole_call() -> None:
-    assert gemini_parts.usage({"promptTokenCount": 90, "candidatesTokenCount": 8, "thoughtsTokenCount": 2}) == {
-        "input_tokens": 90, "output_tokens": 8, "reasoning_tokens": 2, "total_tokens": 100}
+    assert gemini_parts.usage(
+        {"promptTokenCount": 90, "candidatesTokenCount": 8, "thoughtsTokenCount": 2}
+    ) == {"input_tokens": 90, "output_tokens": 8, "reasoning_tokens": 2, "total_tokens": 100}
     assert gemini_parts.usage({"candidatesTokenCount": 8}) is None

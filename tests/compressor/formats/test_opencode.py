@@ -35,22 +35,37 @@ def migrate(storage: Path, database: Path) -> Path:
         db.executescript(SCHEMA)
         for path in sorted((storage / "session").glob("*/*.json")):
             info = json.loads(path.read_text())
-            db.execute("INSERT INTO session VALUES (?,?,?,?,?,?,?,?,?,NULL,NULL)", (
-                path.stem, path.parent.name, info.get("parentID"), info["slug"], info["directory"], info["title"],
-                info["version"], info["time"]["created"], info["time"]["updated"]))
+            db.execute(
+                "INSERT INTO session VALUES (?,?,?,?,?,?,?,?,?,NULL,NULL)",
+                (
+                    path.stem,
+                    path.parent.name,
+                    info.get("parentID"),
+                    info["slug"],
+                    info["directory"],
+                    info["title"],
+                    info["version"],
+                    info["time"]["created"],
+                    info["time"]["updated"],
+                ),
+            )
         sessions = {}
         for path in sorted((storage / "message").glob("*/*.json")):
             info = json.loads(path.read_text())
             sessions[path.stem] = path.parent.name
             data = {k: v for k, v in info.items() if k not in ("id", "sessionID")}
             created = info["time"]["created"]
-            db.execute("INSERT INTO message VALUES (?,?,?,?,?)", (path.stem, path.parent.name, created, created,
-                                                                  json.dumps(data)))
+            db.execute(
+                "INSERT INTO message VALUES (?,?,?,?,?)",
+                (path.stem, path.parent.name, created, created, json.dumps(data)),
+            )
         for path in sorted((storage / "part").glob("*/*.json")):
             part = json.loads(path.read_text())
             data = {k: v for k, v in part.items() if k not in ("id", "sessionID", "messageID")}
-            db.execute("INSERT INTO part VALUES (?,?,?,?,?,?)", (path.stem, path.parent.name,
-                                                                 sessions[path.parent.name], 0, 0, json.dumps(data)))
+            db.execute(
+                "INSERT INTO part VALUES (?,?,?,?,?,?)",
+                (path.stem, path.parent.name, sessions[path.parent.name], 0, 0, json.dumps(data)),
+            )
     return database
 
 
@@ -66,14 +81,22 @@ def from_db(tmp_path_factory: pytest.TempPathFactory) -> list[Conversation]:
 
 class TestStorageFolder:
     def test_one_conversation_per_session_oldest_first(self, sessions: list[Conversation]) -> None:
-        assert [s.name for s in sessions] == ["Fix the failing date test", "Find date helpers (@explore subagent)"]
+        assert [s.name for s in sessions] == [
+            "Fix the failing date test",
+            "Find date helpers (@explore subagent)",
+        ]
         assert {s.source_format for s in sessions} == {"opencode"}
         assert sessions[1].metadata["parentID"] == sessions[0].metadata["session_id"]
 
     def test_counts(self, sessions: list[Conversation]) -> None:
         assert count_messages(sessions[0]).to_dict() == {
-            "real_user": 2, "internal_user": 2, "assistant": 5, "tool": 4, "tool_calls": 4,
-            "unmatched_tool_calls": 0, "unmatched_tool_results": 0,
+            "real_user": 2,
+            "internal_user": 2,
+            "assistant": 5,
+            "tool": 4,
+            "tool_calls": 4,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
         }
 
     def test_an_assistant_message_is_split_into_its_model_calls(self, sessions: list[Conversation]) -> None:
@@ -85,8 +108,11 @@ class TestStorageFolder:
 
     def test_each_call_has_its_step_finish_usage(self, sessions: list[Conversation]) -> None:
         usage = [m.usage_metadata for m in sessions[0].messages[:7] if m.role == "assistant"]
-        assert [u["total_tokens"] for u in usage if u] == [2 + 180 + 11800 + 2400, 3 + 220 + 14200 + 900,
-                                                           1 + 60 + 15100 + 300]
+        assert [u["total_tokens"] for u in usage if u] == [
+            2 + 180 + 11800 + 2400,
+            3 + 220 + 14200 + 900,
+            1 + 60 + 15100 + 300,
+        ]
 
     def test_tool_states_become_results(self, sessions: list[Conversation]) -> None:
         results = {m.tool_call_id: m.text for m in sessions[0].messages if m.role == "tool"}
@@ -125,10 +151,14 @@ class TestStorageFolder:
 
 
 class TestDatabase:
-    def test_the_database_reads_as_the_folder(self, sessions: list[Conversation], from_db: list[Conversation]) -> None:
+    def test_the_database_reads_as_the_folder(
+        self, sessions: list[Conversation], from_db: list[Conversation]
+    ) -> None:
         assert [c.name for c in from_db] == [c.name for c in sessions]
         for db_session, folder_session in zip(from_db, sessions, strict=True):
-            assert [m.to_openjiuwen() for m in db_session.messages] == [m.to_openjiuwen() for m in folder_session.messages]
+            assert [m.to_openjiuwen() for m in db_session.messages] == [
+                m.to_openjiuwen() for m in folder_session.messages
+            ]
             assert db_session.recorded_compactions == folder_session.recorded_compactions
 
     def test_an_uploaded_database_reads_from_its_bytes(self, tmp_path: Path) -> None:
@@ -171,4 +201,5 @@ class TestBrokenFolder:
         with pytest.raises(ConversationFormatError) as raised:
             load_conversations(storage)
         assert str(raised.value).endswith(
-            f"part/{part.parent.name}/{part.name}.state: expected a tool state (a JSON object), got string")
+            f"part/{part.parent.name}/{part.name}.state: expected a tool state (a JSON object), got string"
+        )

@@ -30,16 +30,32 @@ def event(**fields: Any) -> dict[str, Any]:
     return {"id": 0, "timestamp": "2025-04-30T16:32:54", **fields}
 
 
-def reply(call_id: str, name: str, arguments: dict[str, Any], *, response: str, prompt: int = 100) -> dict[str, Any]:
+def reply(
+    call_id: str, name: str, arguments: dict[str, Any], *, response: str, prompt: int = 100
+) -> dict[str, Any]:
     return {
         "function_name": name,
         "tool_call_id": call_id,
         "model_response": {
             "id": response,
             "object": "chat.completion",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "thinking aloud", "tool_calls": [
-                {"index": 1, "id": call_id, "type": "function",
-                 "function": {"name": name, "arguments": json.dumps(arguments)}}]}}],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {
+                        "role": "assistant",
+                        "content": "thinking aloud",
+                        "tool_calls": [
+                            {
+                                "index": 1,
+                                "id": call_id,
+                                "type": "function",
+                                "function": {"name": name, "arguments": json.dumps(arguments)},
+                            }
+                        ],
+                    },
+                }
+            ],
             "usage": {"prompt_tokens": prompt, "completion_tokens": 10, "total_tokens": prompt + 10},
         },
         "total_calls_in_response": 1,
@@ -51,18 +67,42 @@ class TestEvalSample:
         assert [len(record["history"]) for record in records()] == [49, 70, 103]
         assert [run.metadata["events"] for run in runs] == [49, 70, 103]
         assert [run.metadata["instance_id"] for run in runs] == [
-            "ponylang__ponyc-4595", "ponylang__ponyc-4593", "ponylang__ponyc-4588"]
+            "ponylang__ponyc-4595",
+            "ponylang__ponyc-4593",
+            "ponylang__ponyc-4588",
+        ]
         assert {run.source_format for run in runs} == {"openhands"}
 
     def test_counts_per_run(self, runs: list[Conversation]) -> None:
         counts = [count_messages(run).to_dict() for run in runs]
         assert counts == [
-            {"real_user": 1, "internal_user": 0, "assistant": 23, "tool": 22, "tool_calls": 22,
-             "unmatched_tool_calls": 0, "unmatched_tool_results": 0},
-            {"real_user": 1, "internal_user": 1, "assistant": 33, "tool": 32, "tool_calls": 32,
-             "unmatched_tool_calls": 0, "unmatched_tool_results": 0},
-            {"real_user": 1, "internal_user": 1, "assistant": 49, "tool": 49, "tool_calls": 49,
-             "unmatched_tool_calls": 0, "unmatched_tool_results": 0},
+            {
+                "real_user": 1,
+                "internal_user": 0,
+                "assistant": 23,
+                "tool": 22,
+                "tool_calls": 22,
+                "unmatched_tool_calls": 0,
+                "unmatched_tool_results": 0,
+            },
+            {
+                "real_user": 1,
+                "internal_user": 1,
+                "assistant": 33,
+                "tool": 32,
+                "tool_calls": 32,
+                "unmatched_tool_calls": 0,
+                "unmatched_tool_results": 0,
+            },
+            {
+                "real_user": 1,
+                "internal_user": 1,
+                "assistant": 49,
+                "tool": 49,
+                "tool_calls": 49,
+                "unmatched_tool_calls": 0,
+                "unmatched_tool_results": 0,
+            },
         ]
         assert [len(run.system) for run in runs] == [1, 1, 1]
         assert [len(run.tools) for run in runs] == [4, 4, 4]
@@ -76,7 +116,9 @@ class TestEvalSample:
         first = runs[0].messages[1]
         assert first.role == "assistant" and first.tool_calls is not None
         assert first.tool_calls[0].id == "toolu_01"
-        assert json.loads(first.tool_calls[0].arguments) == {"command": "ls -l /workspace/ponylang__ponyc__0.1"}
+        assert json.loads(first.tool_calls[0].arguments) == {
+            "command": "ls -l /workspace/ponylang__ponyc__0.1"
+        }
         assert runs[0].messages[2].tool_call_id == "toolu_01" and runs[0].messages[2].name == "execute_bash"
 
     def test_usage_of_each_reply_is_its_window(self, runs: list[Conversation]) -> None:
@@ -113,10 +155,22 @@ class TestEventStreams:
         history = [
             event(id=1, source="user", action="message", args={"content": "go"}),
             event(id=2, source="agent", action="run", tool_call_metadata=first, args={}),
-            event(id=3, source="agent", action="run", tool_call_metadata={**first, "tool_call_id": "c2"}, args={}),
+            event(
+                id=3,
+                source="agent",
+                action="run",
+                tool_call_metadata={**first, "tool_call_id": "c2"},
+                args={},
+            ),
             event(id=4, source="agent", observation="run", cause=2, content="a", tool_call_metadata=first),
-            event(id=5, source="agent", observation="run", cause=3, content="b",
-                  tool_call_metadata={**first, "tool_call_id": "c2"}),
+            event(
+                id=5,
+                source="agent",
+                observation="run",
+                cause=3,
+                content="b",
+                tool_call_metadata={**first, "tool_call_id": "c2"},
+            ),
         ]
         run = load_conversation(history)
         assert [m.role for m in run.messages] == ["user", "assistant", "tool", "tool"]
@@ -126,13 +180,32 @@ class TestEventStreams:
     def test_a_condensation_is_a_recorded_compaction(self) -> None:
         history = [
             event(id=1, source="user", action="message", args={"content": "go"}),
-            event(id=2, source="agent", action="run", tool_call_metadata=reply("c1", "execute_bash", {}, response="r1",
-                                                                               prompt=9000), args={}),
-            event(id=3, source="agent", observation="run", cause=2, content="out",
-                  tool_call_metadata=reply("c1", "execute_bash", {}, response="r1")),
-            event(id=4, source="agent", action="condensation",
-                  args={"forgotten_events_start_id": 2, "forgotten_events_end_id": 3, "summary": "did ls",
-                        "summary_offset": 1}),
+            event(
+                id=2,
+                source="agent",
+                action="run",
+                tool_call_metadata=reply("c1", "execute_bash", {}, response="r1", prompt=9000),
+                args={},
+            ),
+            event(
+                id=3,
+                source="agent",
+                observation="run",
+                cause=2,
+                content="out",
+                tool_call_metadata=reply("c1", "execute_bash", {}, response="r1"),
+            ),
+            event(
+                id=4,
+                source="agent",
+                action="condensation",
+                args={
+                    "forgotten_events_start_id": 2,
+                    "forgotten_events_end_id": 3,
+                    "summary": "did ls",
+                    "summary_offset": 1,
+                },
+            ),
         ]
         run = load_conversation({"instance_id": "x", "history": history})
         (compaction,) = run.recorded_compactions
@@ -163,8 +236,10 @@ class TestBrokenInput:
     def test_a_wrong_choices_type_names_the_field(self) -> None:
         bad = reply("c1", "execute_bash", {}, response="r1")
         bad["model_response"]["choices"] = "nope"
-        history = [event(id=1, source="user", action="message", args={"content": "go"}),
-                   event(id=2, source="agent", action="run", tool_call_metadata=bad, args={})]
+        history = [
+            event(id=1, source="user", action="message", args={"content": "go"}),
+            event(id=2, source="agent", action="run", tool_call_metadata=bad, args={}),
+        ]
         with pytest.raises(ConversationFormatError) as raised:
             load_conversation({"history": history}, name="output.json")
         assert str(raised.value) == (
@@ -175,26 +250,42 @@ class TestBrokenInput:
 class TestEarlyEvalOutput:
     def test_action_observation_pairs(self) -> None:
         history = [
-            [{"source": "user", "action": "message", "args": {"content": "fix it"}, "message": "fix it"},
-             {"source": "user", "observation": "null", "content": "", "extras": {}}],
-            [{"source": "agent", "action": "run", "args": {"command": "ls", "thought": "look first"}},
-             {"source": "agent", "observation": "run", "content": "setup.py", "extras": {"exit_code": 0}}],
-            [{"source": "agent", "action": "finish", "args": {"outputs": {}, "thought": "done"}},
-             {"source": "agent", "observation": "null", "content": "", "extras": {}}],
+            [
+                {"source": "user", "action": "message", "args": {"content": "fix it"}, "message": "fix it"},
+                {"source": "user", "observation": "null", "content": "", "extras": {}},
+            ],
+            [
+                {"source": "agent", "action": "run", "args": {"command": "ls", "thought": "look first"}},
+                {"source": "agent", "observation": "run", "content": "setup.py", "extras": {"exit_code": 0}},
+            ],
+            [
+                {"source": "agent", "action": "finish", "args": {"outputs": {}, "thought": "done"}},
+                {"source": "agent", "observation": "null", "content": "", "extras": {}},
+            ],
         ]
         run = load_conversation({"instance_id": "old-1", "instruction": "fix it", "history": history})
         assert [m.role for m in run.messages] == ["user", "assistant", "tool", "assistant"]
-        assert run.messages[1].call_ids == ("openhands-pair1",) and run.messages[2].tool_call_id == "openhands-pair1"
+        assert (
+            run.messages[1].call_ids == ("openhands-pair1",)
+            and run.messages[2].tool_call_id == "openhands-pair1"
+        )
         assert count_messages(run).unmatched_tool_calls == 0 and count_messages(run).real_user == 1
 
 
 class TestRoles:
     def test_the_eval_harness_fake_user_reply_is_internal(self) -> None:
-        nudge = ("Please continue working on the task on whatever approach you think is suitable.\n"
-                 "IMPORTANT: YOU SHOULD NEVER ASK FOR HUMAN HELP.\n")
+        nudge = (
+            "Please continue working on the task on whatever approach you think is suitable.\n"
+            "IMPORTANT: YOU SHOULD NEVER ASK FOR HUMAN HELP.\n"
+        )
         history = [
             event(id=1, source="user", action="message", args={"content": "fix the bug"}),
-            event(id=2, source="agent", action="message", args={"content": "Which file?", "wait_for_response": True}),
+            event(
+                id=2,
+                source="agent",
+                action="message",
+                args={"content": "Which file?", "wait_for_response": True},
+            ),
             event(id=3, source="user", action="message", args={"content": nudge}),
         ]
         run = load_conversation(history)

@@ -27,10 +27,18 @@ class TestConversationFolder:
         run = load_conversation(fixture(FOLDER))
         assert run.source_format == "openhands-sdk" and run.name == "conversation"
         assert count_messages(run).to_dict() == {
-            "real_user": 1, "internal_user": 2, "assistant": 4, "tool": 4, "tool_calls": 4,
-            "unmatched_tool_calls": 0, "unmatched_tool_results": 0,
+            "real_user": 1,
+            "internal_user": 2,
+            "assistant": 4,
+            "tool": 4,
+            "tool_calls": 4,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
         }
-        assert len(run.system) == 1 and [tool.name for tool in run.tools] == ["execute_bash", "str_replace_editor"]
+        assert len(run.system) == 1 and [tool.name for tool in run.tools] == [
+            "execute_bash",
+            "str_replace_editor",
+        ]
 
     def test_actions_of_one_response_are_one_assistant_message(self) -> None:
         run = load_conversation(FOLDER)
@@ -49,7 +57,11 @@ class TestConversationFolder:
     def test_usage_comes_from_base_state_by_response_id(self) -> None:
         run = load_conversation(FOLDER)
         assert run.messages[1].usage_metadata == {
-            "input_tokens": 5120, "output_tokens": 96, "total_tokens": 5216, "cache_read_tokens": 0}
+            "input_tokens": 5120,
+            "output_tokens": 96,
+            "total_tokens": 5216,
+            "cache_read_tokens": 0,
+        }
         assert (run.messages[-1].usage_metadata or {})["total_tokens"] == 3720
         assert run.metadata["model"].endswith("claude-sonnet-4-5-20250929")
         assert run.metadata["session_id"] == "7f0c4a2e-5b1d-4c3e-9a8f-1e2d3c4b5a69"
@@ -68,7 +80,8 @@ class TestConversationFolder:
     def test_readings(self) -> None:
         codes = {reading.code: reading for reading in load_conversation(FOLDER).readings}
         assert codes["events_skipped"].detail == (
-            "CondensationRequest ×1, ConversationStateUpdateEvent ×1, PauseEvent ×1")
+            "CondensationRequest ×1, ConversationStateUpdateEvent ×1, PauseEvent ×1"
+        )
         assert codes["recorded_compactions"].count == 1
 
 
@@ -122,16 +135,22 @@ class TestFolderSafety:
         path.write_text(json.dumps(data))
         with pytest.raises(ConversationFormatError) as raised:
             load_conversation(folder)
-        assert str(raised.value).endswith(f"events/{path.name}.llm_message: expected an LLM message (a JSON object), got string")
+        assert str(raised.value).endswith(
+            f"events/{path.name}.llm_message: expected an LLM message (a JSON object), got string"
+        )
 
     def test_an_unknown_folder_says_what_was_tried(self, tmp_path: Path) -> None:
         (tmp_path / "notes.txt").write_text("hi")
-        with pytest.raises(ConversationFormatError, match="is a directory holding no conversation in a format I know"):
+        with pytest.raises(
+            ConversationFormatError, match="is a directory holding no conversation in a format I know"
+        ):
             load_conversation(tmp_path)
 
     def test_an_unknown_database_says_what_was_tried(self, tmp_path: Path) -> None:
         path = tmp_path / "other.db"
         with sqlite3.connect(path) as connection:
             connection.execute("CREATE TABLE t (x)")
-        with pytest.raises(ConversationFormatError, match="is an SQLite database holding no conversation in a format I know"):
+        with pytest.raises(
+            ConversationFormatError, match="is an SQLite database holding no conversation in a format I know"
+        ):
             load_conversation(path)

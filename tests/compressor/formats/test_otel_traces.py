@@ -27,7 +27,9 @@ class TestCurrentConventions:
         assert [m.role for m in run.messages] == ["user", "assistant", "tool", "assistant"]
         assert len(run.system) == 1 and run.tools[0].name == "get_weather"
         assert run.messages[1].tool_calls[0].parsed_arguments() == {"city": "Paris"}
-        assert count_messages(run).unmatched_tool_calls == 0 and count_messages(run).unmatched_tool_results == 0
+        assert (
+            count_messages(run).unmatched_tool_calls == 0 and count_messages(run).unmatched_tool_results == 0
+        )
         assert run.messages[3].model_extra["reasoning_content"] == "The tool says rainy."
 
     def test_each_calls_usage_lands_on_its_reply(self) -> None:
@@ -44,38 +46,70 @@ class TestCurrentConventions:
         assert count_messages(run).real_user == 2
 
     def test_our_own_export_has_no_chat_history_to_read(self, tmp_path: Path) -> None:
-        exported = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t", "spanId": "s", "name": "compaction",
-            "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
-                           {"key": "gen_ai.output.messages", "value": {"stringValue": "[]"}}]}]}]}]}
+        exported = {
+            "resourceSpans": [
+                {
+                    "scopeSpans": [
+                        {
+                            "spans": [
+                                {
+                                    "traceId": "t",
+                                    "spanId": "s",
+                                    "name": "compaction",
+                                    "attributes": [
+                                        {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                                        {"key": "gen_ai.output.messages", "value": {"stringValue": "[]"}},
+                                    ],
+                                }
+                            ]
+                        }
+                    ]
+                }
+            ]
+        }
         with pytest.raises(ConversationFormatError) as raised:
             load_conversation(json.dumps(exported), name="export.json")
-        assert str(raised.value) == "export.json: holds OpenTelemetry spans but no chat span with input messages"
+        assert (
+            str(raised.value) == "export.json: holds OpenTelemetry spans but no chat span with input messages"
+        )
 
     def test_collector_file_exporter_lines(self, tmp_path: Path) -> None:
         document = json.loads((HERE / "genai-conventions.json").read_text())
         spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
-        lines = [{"resourceSpans": [{"scopeSpans": [{"spans": spans[:2]}]}]},
-                 {"resourceSpans": [{"scopeSpans": [{"spans": spans[2:]}]}]}]
+        lines = [
+            {"resourceSpans": [{"scopeSpans": [{"spans": spans[:2]}]}]},
+            {"resourceSpans": [{"scopeSpans": [{"spans": spans[2:]}]}]},
+        ]
         path = tmp_path / "traces.jsonl"
         path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
-        assert [run.name for run in load_conversations(path)] == ["conv_5j66UpCpwteGg4YSxUnt7lPY", "conv_refactor_42"]
+        assert [run.name for run in load_conversations(path)] == [
+            "conv_5j66UpCpwteGg4YSxUnt7lPY",
+            "conv_refactor_42",
+        ]
 
     def test_input_messages_that_are_not_json_name_the_attribute(self) -> None:
         document = json.loads((HERE / "genai-conventions.json").read_text())
         span = document["resourceSpans"][0]["scopeSpans"][0]["spans"][3]
         for attribute in span["attributes"]:
             if attribute["key"] == "gen_ai.input.messages":
-                attribute["value"] = {"stringValue": "[{\"role\": "}
+                attribute["value"] = {"stringValue": '[{"role": '}
         with pytest.raises(ConversationFormatError) as raised:
             load_conversations(json.dumps(document), name="trace.json")
         assert str(raised.value) == (
-            "trace.json: resourceSpans[0].scopeSpans[0].spans[3].attributes.gen_ai.input.messages: is not valid JSON")
+            "trace.json: resourceSpans[0].scopeSpans[0].spans[3].attributes.gen_ai.input.messages: is not valid JSON"
+        )
 
 
 class TestOlderAttributes:
     def test_openllmetry_flat_prompt_and_completion(self) -> None:
         run = load_conversation(fixture(HERE / "openllmetry-flat.json"))
-        assert [m.role for m in [*run.system, *run.messages]] == ["system", "user", "assistant", "tool", "assistant"]
+        assert [m.role for m in [*run.system, *run.messages]] == [
+            "system",
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+        ]
         assert run.messages[1].call_ids == ("call_mul",) and run.messages[2].tool_call_id == "call_mul"
         assert run.messages[-1].reported_total_tokens == 97
         assert run.name.startswith("trace 1f2e3d4c")
@@ -84,6 +118,9 @@ class TestOlderAttributes:
         run = load_conversation(fixture(HERE / "openinference.json"))
         assert run.name == "sess-travel-01"
         assert run.messages[1].tool_calls[0].name == "search_flights"
-        assert run.messages[2].tool_call_id == "call_fl1" and run.messages[2].content == "SK4035 08:10, DY1303 12:40"
+        assert (
+            run.messages[2].tool_call_id == "call_fl1"
+            and run.messages[2].content == "SK4035 08:10, DY1303 12:40"
+        )
         assert run.messages[-1].reported_total_tokens == 261
         assert count_messages(run).unmatched_tool_calls == 0

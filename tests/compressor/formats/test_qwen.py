@@ -22,8 +22,16 @@ def session() -> Conversation:
 
 
 def record(uuid: str, parent: str | None, kind: str, **fields: Any) -> dict[str, Any]:
-    return {"uuid": uuid, "parentUuid": parent, "sessionId": "s", "timestamp": "t", "type": kind, "cwd": "/w",
-            "version": "0.10.2", **fields}
+    return {
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": "s",
+        "timestamp": "t",
+        "type": kind,
+        "cwd": "/w",
+        "version": "0.10.2",
+        **fields,
+    }
 
 
 def said(text: str, role: str = "user") -> dict[str, Any]:
@@ -38,18 +46,28 @@ class TestFixture:
     def test_counts(self, session: Conversation) -> None:
         assert session.source_format == "qwen-code"
         assert count_messages(session).to_dict() == {
-            "real_user": 3, "internal_user": 2, "assistant": 6, "tool": 4, "tool_calls": 4,
-            "unmatched_tool_calls": 0, "unmatched_tool_results": 0,
+            "real_user": 3,
+            "internal_user": 2,
+            "assistant": 6,
+            "tool": 4,
+            "tool_calls": 4,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
         }
 
     def test_roles_follow_provenance(self, session: Conversation) -> None:
-        assert [m.text for m in session.messages if m.is_real_user] == [
-            "Add a --json flag to the `report` command.",
-            "Print totals only with --json.",
-            "and keep the old output unchanged",  # typed while the edit ran: a request, after that tool's result
-        ]
+        assert (
+            [m.text for m in session.messages if m.is_real_user]
+            == [
+                "Add a --json flag to the `report` command.",
+                "Print totals only with --json.",
+                "and keep the old output unchanged",  # typed while the edit ran: a request, after that tool's result
+            ]
+        )
         assert [m.text.split("\n")[0] for m in session.messages if m.is_internal] == [
-            "Background task `pytest -q` completed: 42 passed.", "<state_snapshot>"]
+            "Background task `pytest -q` completed: 42 passed.",
+            "<state_snapshot>",
+        ]
         assert [m.role for m in session.messages[11:14]] == ["assistant", "tool", "user"]
 
     def test_the_rewound_turn_and_the_side_chain_are_not_read(self, session: Conversation) -> None:
@@ -64,15 +82,27 @@ class TestFixture:
     def test_thoughts_and_usage(self, session: Conversation) -> None:
         first = session.messages[1]
         assert first.content == "I'll look at the CLI entry point."
-        assert (first.model_extra or {})["reasoning_content"] == "The flag belongs where the command is parsed."
-        assert first.usage_metadata == {"input_tokens": 11200, "output_tokens": 48, "reasoning_tokens": 12,
-                                        "total_tokens": 11260}
-        assert session.metadata["context_window"] == 1000000 and session.metadata["model"] == "qwen3-coder-plus"
+        assert (first.model_extra or {})[
+            "reasoning_content"
+        ] == "The flag belongs where the command is parsed."
+        assert first.usage_metadata == {
+            "input_tokens": 11200,
+            "output_tokens": 48,
+            "reasoning_tokens": 12,
+            "total_tokens": 11260,
+        }
+        assert (
+            session.metadata["context_window"] == 1000000 and session.metadata["model"] == "qwen3-coder-plus"
+        )
 
     def test_the_compression_is_recorded_with_its_numbers(self, session: Conversation) -> None:
         (compaction,) = session.recorded_compactions
         assert (compaction.source, compaction.index, compaction.tokens_before, compaction.tokens_after) == (
-            "qwen-code", 9, 12115, 1884)
+            "qwen-code",
+            9,
+            12115,
+            1884,
+        )
         assert compaction.summary.startswith("<state_snapshot>\n<overall_goal>Add a --json flag")
         assert session.messages[9].content == compaction.summary
 
@@ -103,8 +133,13 @@ class TestRoles:
         run = jsonl(
             record("a", None, "user", provenance="real_user", message=said("hi")),
             record("b", "a", "assistant", message=said("Hel", "model")),
-            record("b", "a", "assistant", message=said("lo", "model"), usageMetadata={
-                "promptTokenCount": 10, "candidatesTokenCount": 2, "totalTokenCount": 12}),
+            record(
+                "b",
+                "a",
+                "assistant",
+                message=said("lo", "model"),
+                usageMetadata={"promptTokenCount": 10, "candidatesTokenCount": 2, "totalTokenCount": 12},
+            ),
         )
         assert run.messages[1].content == "Hel\nlo" and run.messages[1].reported_total_tokens == 12
 
@@ -113,14 +148,31 @@ class TestBadInput:
     @pytest.mark.parametrize(
         ("bad", "problem"),
         [
-            (record("b", "a", "assistant", message={"role": "model", "parts": [{"functionCall": {"args": {}}}]}),
-             "chat.jsonl: line 2: message.parts[0].functionCall: missing name"),
-            (record("b", "a", "assistant", message=said("x", "model"), usageMetadata={"promptTokenCount": "n"}),
-             "chat.jsonl: line 2: usageMetadata.promptTokenCount: must be a number, got string 'n'"),
-            (record("b", "a", "system", subtype="chat_compression", systemPayload={"compressedHistory": {}}),
-             "chat.jsonl: line 2: systemPayload.compressedHistory: must be a list of Content, got object"),
-            (record("b", "a", "tool_result", message="done"),
-             "chat.jsonl: line 2: message: expected a Content (a JSON object), got string"),
+            (
+                record(
+                    "b",
+                    "a",
+                    "assistant",
+                    message={"role": "model", "parts": [{"functionCall": {"args": {}}}]},
+                ),
+                "chat.jsonl: line 2: message.parts[0].functionCall: missing name",
+            ),
+            (
+                record(
+                    "b", "a", "assistant", message=said("x", "model"), usageMetadata={"promptTokenCount": "n"}
+                ),
+                "chat.jsonl: line 2: usageMetadata.promptTokenCount: must be a number, got string 'n'",
+            ),
+            (
+                record(
+                    "b", "a", "system", subtype="chat_compression", systemPayload={"compressedHistory": {}}
+                ),
+                "chat.jsonl: line 2: systemPayload.compressedHistory: must be a list of Content, got object",
+            ),
+            (
+                record("b", "a", "tool_result", message="done"),
+                "chat.jsonl: line 2: message: expected a Content (a JSON object), got string",
+            ),
         ],
     )
     def test_one_line_naming_the_field(self, bad: dict[str, Any], problem: str) -> None:

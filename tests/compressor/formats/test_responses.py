@@ -30,8 +30,13 @@ class TestInputArray:
     def test_counts(self, items: Conversation) -> None:
         assert items.source_format == "openai-responses"
         assert count_messages(items).to_dict() == {
-            "real_user": 3, "internal_user": 0, "assistant": 5, "tool": 3, "tool_calls": 3,
-            "unmatched_tool_calls": 0, "unmatched_tool_results": 0,
+            "real_user": 3,
+            "internal_user": 0,
+            "assistant": 5,
+            "tool": 3,
+            "tool_calls": 3,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
         }
 
     def test_the_developer_message_is_the_system_prompt(self, items: Conversation) -> None:
@@ -42,14 +47,22 @@ class TestInputArray:
         first = items.messages[0]
         assert first.content == [
             {"type": "text", "text": "Where is my order 4471? The tracking page shows this:"},
-            {"type": "image_url", "image_url": {"url": "https://example.com/uploads/tracking-4471.png", "detail": "low"}},
+            {
+                "type": "image_url",
+                "image_url": {"url": "https://example.com/uploads/tracking-4471.png", "detail": "low"},
+            },
         ]
         assert first.image_count == 1
 
     def test_reasoning_joins_the_call_it_led_to(self, items: Conversation) -> None:
         call = items.messages[1]
-        assert call.content == "" and (call.model_extra or {})["reasoning_content"] == "Look the order up before answering."
-        assert call.tool_calls is not None and json.loads(call.tool_calls[0].arguments) == {"order_id": "4471"}
+        assert (
+            call.content == ""
+            and (call.model_extra or {})["reasoning_content"] == "Look the order up before answering."
+        )
+        assert call.tool_calls is not None and json.loads(call.tool_calls[0].arguments) == {
+            "order_id": "4471"
+        }
 
     def test_content_item_outputs_and_server_side_calls(self, items: Conversation) -> None:
         assert items.messages[6].content == "Address changes are closed once an order has shipped."
@@ -73,7 +86,9 @@ class TestRequestBody:
         body = load_conversation(fixture(HERE / "request.json"))
         assert body.system[0].content == "Answer in one sentence."
         assert [m.role for m in body.messages] == ["user", "assistant", "user"]
-        assert [tool.name for tool in body.tools] == ["search"]  # the built-in web search tool has no function
+        assert [tool.name for tool in body.tools] == [
+            "search"
+        ]  # the built-in web search tool has no function
         assert body.metadata == {"model": "gpt-4.1-mini"}
 
 
@@ -93,7 +108,9 @@ class TestCodexRules:
         assert CODEX_RULES.kind(text.lower()) == kind
 
     def test_case_does_not_matter(self) -> None:
-        run = load_conversation([user("<ENVIRONMENT_CONTEXT><cwd>/w</cwd></ENVIRONMENT_CONTEXT>"), user("go")])
+        run = load_conversation(
+            [user("<ENVIRONMENT_CONTEXT><cwd>/w</cwd></ENVIRONMENT_CONTEXT>"), user("go")]
+        )
         assert [m.internal for m in run.messages] == [True, False]
 
     def test_a_summary_message_is_a_recorded_compaction(self) -> None:
@@ -105,16 +122,27 @@ class TestCodexRules:
 
 class TestDetection:
     def test_a_chat_completions_list_stays_with_the_chat_reader(self) -> None:
-        chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "yo"}]}]
+        chat = [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "text", "text": "yo"}]},
+        ]
         assert not any(map(is_typed_item, chat))
         assert load_conversation(chat).source_format == "openai"
 
     def test_easy_input_messages_among_typed_items(self) -> None:
-        run = load_conversation([{"role": "user", "content": "hi"}, {"type": "function_call", "call_id": "c",
-                                 "name": "ls", "arguments": "{}"}, {"type": "function_call_output", "call_id": "c",
-                                 "output": "a b"}])
+        run = load_conversation(
+            [
+                {"role": "user", "content": "hi"},
+                {"type": "function_call", "call_id": "c", "name": "ls", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": "c", "output": "a b"},
+            ]
+        )
         assert run.source_format == "openai-responses"
-        assert [(m.role, m.text) for m in run.messages] == [("user", "hi"), ("assistant", ""), ("tool", "a b")]
+        assert [(m.role, m.text) for m in run.messages] == [
+            ("user", "hi"),
+            ("assistant", ""),
+            ("tool", "a b"),
+        ]
 
 
 class TestBadInput:
@@ -122,12 +150,18 @@ class TestBadInput:
         ("value", "problem"),
         [
             ([user("a"), {"type": "function_call_output", "output": "x"}], "<value>: [1]: missing call_id"),
-            ([user("a"), {"type": "function_call", "call_id": 3, "name": "ls"}],
-             "<value>: [1].call_id: must be a string, got number 3"),
-            ([user("a"), {"type": "message", "role": "user", "content": 5}],
-             "<value>: [1].content: must be a string or a list of content parts, got number"),
-            ([{"type": "message", "role": "user", "content": [7]}],
-             "<value>: [0].content[0]: expected a content part (a JSON object), got number"),
+            (
+                [user("a"), {"type": "function_call", "call_id": 3, "name": "ls"}],
+                "<value>: [1].call_id: must be a string, got number 3",
+            ),
+            (
+                [user("a"), {"type": "message", "role": "user", "content": 5}],
+                "<value>: [1].content: must be a string or a list of content parts, got number",
+            ),
+            (
+                [{"type": "message", "role": "user", "content": [7]}],
+                "<value>: [0].content[0]: expected a content part (a JSON object), got number",
+            ),
         ],
     )
     def test_one_line_naming_the_field(self, value: Any, problem: str) -> None:

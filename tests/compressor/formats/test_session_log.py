@@ -12,7 +12,11 @@ HERE = Loc(line=1)
 
 
 def call(call_id: str) -> dict[str, object]:
-    return {"role": "assistant", "content": "", "tool_calls": [{"id": call_id, "name": "ls", "arguments": "{}"}]}
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": call_id, "name": "ls", "arguments": "{}"}],
+    }
 
 
 def result(call_id: str, text: str = "ok") -> dict[str, object]:
@@ -23,13 +27,24 @@ class TestPairing:
     def test_a_stand_in_follows_the_results_already_there(self) -> None:
         log = SessionLog(source_format="test")
         log.add({"role": "user", "content": "go"}, HERE)
-        log.add({"role": "assistant", "content": "", "tool_calls": [{"id": "a", "name": "ls"}, {"id": "b", "name": "ls"}]}, HERE)
+        log.add(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "a", "name": "ls"}, {"id": "b", "name": "ls"}],
+            },
+            HERE,
+        )
         log.add(result("a"), HERE)
         log.add({"role": "user", "content": "next"}, HERE)
         run = log.conversation("run", unanswered="aborted")
         assert [(m.role, m.tool_call_id, m.text) for m in run.messages] == [
-            ("user", None, "go"), ("assistant", None, ""), ("tool", "a", "ok"), ("tool", "b", "aborted"),
-            ("user", None, "next")]
+            ("user", None, "go"),
+            ("assistant", None, ""),
+            ("tool", "a", "ok"),
+            ("tool", "b", "aborted"),
+            ("user", None, "next"),
+        ]
         assert count_messages(run).unmatched_tool_calls == 0
 
     def test_results_without_a_call_and_second_results_are_left_out(self) -> None:

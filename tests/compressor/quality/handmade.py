@@ -16,31 +16,64 @@ def call(call_id: str, name: str, **arguments: object) -> ToolCall:
 
 
 SPAN: list[Message] = [
-    Message(role="user", content="Fix the flaky upload test in tests/test_upload.py. Do not change the public API. "
-            "Never push to main."),
-    Message(role="assistant", content="I'll look at src/upload/client.py first.", tool_calls=[
-        call("c1", "Read", file_path="/srv/app/src/upload/client.py"),
-        call("c2", "Bash", command="pytest -q tests/test_upload.py"),
-    ]),
+    Message(
+        role="user",
+        content="Fix the flaky upload test in tests/test_upload.py. Do not change the public API. "
+        "Never push to main.",
+    ),
+    Message(
+        role="assistant",
+        content="I'll look at src/upload/client.py first.",
+        tool_calls=[
+            call("c1", "Read", file_path="/srv/app/src/upload/client.py"),
+            call("c2", "Bash", command="pytest -q tests/test_upload.py"),
+        ],
+    ),
     Message(role="tool", tool_call_id="c1", content="def upload(path, timeout=30): ..."),
-    Message.model_validate({"role": "tool", "tool_call_id": "c2", "is_error": True, "content": (
-        "F.\nFAILED tests/test_upload.py::test_retry - TimeoutError: upload timed out after 30s\n"
-        "1 failed, 1 passed in 2.50s"
-    )}),
-    Message(role="assistant", content=(
-        "Decided to retry with backoff instead of a longer timeout. See https://github.com/acme/app/issues/412 "
-        "and commit 3f2a1bc9."
-    ), tool_calls=[
-        call("c3", "Edit", file_path="/srv/app/src/upload/client.py", old_string="timeout=30",
-             new_string="timeout=30, retries=3 # see docs/retry.md"),
-        call("c4", "TodoWrite", todos=[{"content": "Run the full suite", "status": "pending"},
-                                       {"content": "Fix retry", "status": "completed"}]),
-    ]),
+    Message.model_validate(
+        {
+            "role": "tool",
+            "tool_call_id": "c2",
+            "is_error": True,
+            "content": (
+                "F.\nFAILED tests/test_upload.py::test_retry - TimeoutError: upload timed out after 30s\n"
+                "1 failed, 1 passed in 2.50s"
+            ),
+        }
+    ),
+    Message(
+        role="assistant",
+        content=(
+            "Decided to retry with backoff instead of a longer timeout. See https://github.com/acme/app/issues/412 "
+            "and commit 3f2a1bc9."
+        ),
+        tool_calls=[
+            call(
+                "c3",
+                "Edit",
+                file_path="/srv/app/src/upload/client.py",
+                old_string="timeout=30",
+                new_string="timeout=30, retries=3 # see docs/retry.md",
+            ),
+            call(
+                "c4",
+                "TodoWrite",
+                todos=[
+                    {"content": "Run the full suite", "status": "pending"},
+                    {"content": "Fix retry", "status": "completed"},
+                ],
+            ),
+        ],
+    ),
     Message(role="tool", tool_call_id="c3", content="edited"),
     Message(role="tool", tool_call_id="c4", content="ok"),
-    Message(role="assistant", content="", tool_calls=[
-        call("c5", "Bash", command="cd /srv/app && pytest -q tests/test_upload.py 2>&1 | tail -5"),
-    ]),
+    Message(
+        role="assistant",
+        content="",
+        tool_calls=[
+            call("c5", "Bash", command="cd /srv/app && pytest -q tests/test_upload.py 2>&1 | tail -5"),
+        ],
+    ),
     Message(role="tool", tool_call_id="c5", content="2 passed in 1.20s"),
     Message(role="assistant", content="TODO: update CHANGELOG.md with the retry change."),
 ]
@@ -48,7 +81,13 @@ SPAN: list[Message] = [
 #: (category, key, first message, last message, mentions) of every artifact of SPAN, in ledger order.
 LEDGER: list[tuple[str, str, int, int, int]] = [
     ("paths", "tests/test_upload.py", 0, 7, 3),
-    ("paths", "/srv/app/src/upload/client.py", 1, 4, 2),  # "src/upload/client.py" in message 1 is the same file
+    (
+        "paths",
+        "/srv/app/src/upload/client.py",
+        1,
+        4,
+        2,
+    ),  # "src/upload/client.py" in message 1 is the same file
     ("paths", "/srv/app", 7, 7, 1),
     ("paths", "CHANGELOG.md", 9, 9, 1),
     ("commands", "pytest -q tests/test_upload.py", 1, 1, 1),
@@ -123,7 +162,10 @@ def handmade_run() -> Conversation:
         Message(role="user", internal=True, content=summary_two),  # 4: its second
         Message(role="assistant", content="Done."),
     ]
-    return Conversation.from_messages(messages, recorded_compactions=[
-        RecordedCompaction(index=2, source="agent", summary=summary_one),
-        RecordedCompaction(index=4, source="agent", summary=summary_two),
-    ])
+    return Conversation.from_messages(
+        messages,
+        recorded_compactions=[
+            RecordedCompaction(index=2, source="agent", summary=summary_one),
+            RecordedCompaction(index=4, source="agent", summary=summary_two),
+        ],
+    )

@@ -36,7 +36,16 @@ class TestScoreSpan:
 
     def test_to_dict_is_the_cli_shape(self) -> None:
         data = score_span(SPAN, SUMMARY).to_dict()
-        assert {"index", "source", "span", "span_tokens", "summary_tokens", "summary", "retention", "lost"} <= set(data)
+        assert {
+            "index",
+            "source",
+            "span",
+            "span_tokens",
+            "summary_tokens",
+            "summary",
+            "retention",
+            "lost",
+        } <= set(data)
         assert data["retention"]["commands"]["kept"] == 2 and data["overall"]["total"] == 25
         json.dumps(data)  # plain values only
         assert score_span(SPAN, None).to_dict()["retention"] is None
@@ -46,11 +55,27 @@ def _run() -> Conversation:
     messages: list[dict[str, object]] = [{"role": "system", "content": "You are a coding agent."}]
     messages.append({"role": "user", "content": "Fix the failing test in src/app.py. Never touch setup.cfg."})
     for i in range(6):
-        messages.append({"role": "assistant", "content": f"Step {i}: checking src/m{i}.py.", "tool_calls": [
-            {"id": f"c{i}", "type": "function", "name": "bash",
-             "arguments": json.dumps({"command": f"pytest -q tests/test_m{i}.py"})}]})
-        messages.append({"role": "tool", "tool_call_id": f"c{i}",
-                         "content": "x" * 2000 + f"\nAssertionError: m{i} is wrong\n1 failed in 0.{i}1s"})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": f"Step {i}: checking src/m{i}.py.",
+                "tool_calls": [
+                    {
+                        "id": f"c{i}",
+                        "type": "function",
+                        "name": "bash",
+                        "arguments": json.dumps({"command": f"pytest -q tests/test_m{i}.py"}),
+                    }
+                ],
+            }
+        )
+        messages.append(
+            {
+                "role": "tool",
+                "tool_call_id": f"c{i}",
+                "content": "x" * 2000 + f"\nAssertionError: m{i} is wrong\n1 failed in 0.{i}1s",
+            }
+        )
     messages.append({"role": "assistant", "content": "The bug is in src/m3.py."})
     return Conversation.from_messages(messages)
 
@@ -58,7 +83,8 @@ def _run() -> Conversation:
 class TestScoreResult:
     def compact(self, backend: object) -> object:
         compressor = CurrentRoundCompressor(
-            CurrentRoundCompressorConfig(keep_recent_messages=2, trigger_context_ratio=0.5), backend,  # type: ignore[arg-type]
+            CurrentRoundCompressorConfig(keep_recent_messages=2, trigger_context_ratio=0.5),
+            backend,  # type: ignore[arg-type]
             context_max=8000,
         )
         return asyncio.run(compressor.compact(_run(), force=True))
@@ -109,7 +135,9 @@ class TestDecay:
 
 
 def test_a_report_adds_up_its_compactions() -> None:
-    report = ScoreReport(compactions=(score_span(SPAN, SUMMARY), score_span(SPAN, SUMMARY, number=1), score_span(SPAN, None)))
+    report = ScoreReport(
+        compactions=(score_span(SPAN, SUMMARY), score_span(SPAN, SUMMARY, number=1), score_span(SPAN, None))
+    )
     data = report.to_dict()
     assert data["overall"]["scored"] == 2 and data["overall"]["kept"] == 30 and data["overall"]["total"] == 50
     assert data["overall"]["retention"]["paths"]["total"] == 8

@@ -24,15 +24,23 @@ def verdict(first: int, second: int) -> str:
 
 
 def backend_at(url: str):  # type: ignore[no-untyped-def]
-    return make_backend("openai", client_config=ModelClientConfig(api_base=url), request=ModelRequestConfig(model="m"))
+    return make_backend(
+        "openai", client_config=ModelClientConfig(api_base=url), request=ModelRequestConfig(model="m")
+    )
 
 
 class TestProbes:
     def test_one_probe_per_topic_with_artifacts_and_always_the_next_step(self) -> None:
         probes = make_probes(build_ledger(SPAN))
         assert [(p.kind, p.topic) for p in probes] == [
-            ("recall", "constraints"), ("recall", "errors"), ("recall", "numbers"), ("recall", "identifiers"),
-            ("artifact", "paths"), ("artifact", "commands"), ("continuation", "next"), ("continuation", "todos"),
+            ("recall", "constraints"),
+            ("recall", "errors"),
+            ("recall", "numbers"),
+            ("recall", "identifiers"),
+            ("artifact", "paths"),
+            ("artifact", "commands"),
+            ("continuation", "next"),
+            ("continuation", "todos"),
             ("decision", "decisions"),
         ]
         assert make_probes(build_ledger([])) == make_probes(build_ledger([]))
@@ -47,8 +55,12 @@ def test_the_cost_is_known_before_any_call() -> None:
     probes = make_probes(build_ledger(SPAN))
     cost = estimate_probe_cost(probes, BEFORE, AFTER)
     assert cost.probes == 9 and cost.calls == 27 and cost.input_tokens > 0
-    assert cost.to_dict() == {"probes": 9, "calls": 27, "input_tokens": cost.input_tokens,
-                              "output_tokens": 9 * (2 * 400 + 200)}
+    assert cost.to_dict() == {
+        "probes": 9,
+        "calls": 27,
+        "input_tokens": cost.input_tokens,
+        "output_tokens": 9 * (2 * 400 + 200),
+    }
 
 
 class TestGrading:
@@ -79,7 +91,13 @@ class TestGrading:
 
 
 def test_verdicts_are_read_strictly() -> None:
-    assert read_verdict("here: " + verdict(4, 3) + " done") == (dict.fromkeys(DIMENSIONS, 4), dict.fromkeys(DIMENSIONS, 3))
-    assert read_verdict(json.dumps({"1": dict.fromkeys(DIMENSIONS, 9), "2": dict.fromkeys(DIMENSIONS, 1)})) is None
+    assert read_verdict("here: " + verdict(4, 3) + " done") == (
+        dict.fromkeys(DIMENSIONS, 4),
+        dict.fromkeys(DIMENSIONS, 3),
+    )
+    assert (
+        read_verdict(json.dumps({"1": dict.fromkeys(DIMENSIONS, 9), "2": dict.fromkeys(DIMENSIONS, 1)}))
+        is None
+    )
     assert read_verdict(json.dumps({"1": {"accuracy": 3}})) is None
     assert read_verdict("{broken") is None

@@ -18,12 +18,30 @@ def long_run(rounds: int = 36) -> Conversation:
     messages: list[dict[str, object]] = [{"role": "system", "content": "You are a coding agent."}]
     for n in range(rounds):
         if n % 12 == 0:
-            messages.append({"role": "user", "content": f"Task {n // 12}: fix module m{n} and never touch setup.cfg."})
-        messages.append({"role": "assistant", "content": f"Checking src/pkg/m{n}.py.", "tool_calls": [
-            {"id": f"c{n}", "type": "function", "name": "bash",
-             "arguments": json.dumps({"command": f"pytest -q tests/test_m{n}.py"})}]})
-        messages.append({"role": "tool", "tool_call_id": f"c{n}",
-                         "content": "log line\n" * 120 + f"AssertionError: m{n} broken\n1 failed in 0.{n % 9}s"})
+            messages.append(
+                {"role": "user", "content": f"Task {n // 12}: fix module m{n} and never touch setup.cfg."}
+            )
+        messages.append(
+            {
+                "role": "assistant",
+                "content": f"Checking src/pkg/m{n}.py.",
+                "tool_calls": [
+                    {
+                        "id": f"c{n}",
+                        "type": "function",
+                        "name": "bash",
+                        "arguments": json.dumps({"command": f"pytest -q tests/test_m{n}.py"}),
+                    }
+                ],
+            }
+        )
+        messages.append(
+            {
+                "role": "tool",
+                "tool_call_id": f"c{n}",
+                "content": "log line\n" * 120 + f"AssertionError: m{n} broken\n1 failed in 0.{n % 9}s",
+            }
+        )
     messages.append({"role": "assistant", "content": "All done."})
     return Conversation.from_messages(messages)
 

@@ -70,7 +70,9 @@ def test_a_block_fits_a_tight_reference_unless_its_skeleton_alone_is_larger() ->
 
 
 def backend_at(url: str):  # type: ignore[no-untyped-def]
-    return make_backend("openai", client_config=ModelClientConfig(api_base=url), request=ModelRequestConfig(model="m"))
+    return make_backend(
+        "openai", client_config=ModelClientConfig(api_base=url), request=ModelRequestConfig(model="m")
+    )
 
 
 class TestLive:

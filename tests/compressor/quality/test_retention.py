@@ -38,7 +38,14 @@ def test_to_dict_shape() -> None:
     data = score(build_ledger(SPAN), SUMMARY).to_dict()
     assert list(data) == ["retention", "lost", "overall"]
     assert list(data["retention"]) == list(CATEGORIES) and list(data["lost"]) == list(CATEGORIES)
-    assert data["retention"]["paths"] == {"kept": 3, "total": 4, "exact": 2, "elsewhere": 0, "lost": 1, "ratio": 0.75}
+    assert data["retention"]["paths"] == {
+        "kept": 3,
+        "total": 4,
+        "exact": 2,
+        "elsewhere": 0,
+        "lost": 1,
+        "ratio": 0.75,
+    }
     assert [i["key"] for i in data["lost"]["paths"]] == ["CHANGELOG.md"]
     assert {i["status"] for i in data["lost"]["paths"]} == {"lost"}
     assert data["overall"]["kept"] == 15 and data["overall"]["macro"] is not None

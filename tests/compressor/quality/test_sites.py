@@ -30,7 +30,10 @@ class TestRecorded:
         run = handmade_run()
         assert recorded_spans(run) == [(0, 2), (2, 4)]
         sites = recorded_sites(run)
-        assert [(s.offset, s.end, s.index, s.origin) for s in sites] == [(0, 2, 2, "agent"), (2, 4, 4, "agent")]
+        assert [(s.offset, s.end, s.index, s.origin) for s in sites] == [
+            (0, 2, 2, "agent"),
+            (2, 4, 4, "agent"),
+        ]
         assert sites[1].span[0] is run.messages[2]  # the earlier summary is part of what the second replaced
 
     def test_scores_with_the_agents_own_summaries(self) -> None:
@@ -68,21 +71,48 @@ class TestEngramSample:
     def test_three_recorded_compactions_and_their_spans(self) -> None:
         report = engram_report()
         assert [(c.index, c.span, c.origin) for c in report.compactions] == [
-            (300, (0, 300), "claude-code"), (685, (300, 685), "claude-code"), (879, (685, 879), "claude-code"),
+            (300, (0, 300), "claude-code"),
+            (685, (300, 685), "claude-code"),
+            (879, (685, 879), "claude-code"),
         ]
         assert [c.summary_tokens for c in report.compactions] == [4257, 3334, 2909]
 
     def test_what_claudes_summaries_kept(self) -> None:
         report = engram_report()
-        per = [{k: (t.kept, t.total) for k, t in c.retention.by_category.items() if t.total}
-               for c in report.compactions]
+        per = [
+            {k: (t.kept, t.total) for k, t in c.retention.by_category.items() if t.total}
+            for c in report.compactions
+        ]
         assert per == [
-            {"paths": (38, 83), "commands": (0, 30), "errors": (3, 18), "identifiers": (3, 3), "numbers": (6, 30),
-             "tools": (0, 7), "decisions": (0, 1)},
-            {"paths": (27, 78), "commands": (0, 86), "errors": (3, 14), "identifiers": (2, 7), "numbers": (8, 74),
-             "tools": (0, 6), "constraints": (3, 4), "decisions": (0, 4)},
-            {"paths": (21, 59), "commands": (1, 46), "errors": (10, 14), "identifiers": (1, 3), "numbers": (8, 40),
-             "tools": (0, 5), "constraints": (1, 1), "decisions": (2, 5)},
+            {
+                "paths": (38, 83),
+                "commands": (0, 30),
+                "errors": (3, 18),
+                "identifiers": (3, 3),
+                "numbers": (6, 30),
+                "tools": (0, 7),
+                "decisions": (0, 1),
+            },
+            {
+                "paths": (27, 78),
+                "commands": (0, 86),
+                "errors": (3, 14),
+                "identifiers": (2, 7),
+                "numbers": (8, 74),
+                "tools": (0, 6),
+                "constraints": (3, 4),
+                "decisions": (0, 4),
+            },
+            {
+                "paths": (21, 59),
+                "commands": (1, 46),
+                "errors": (10, 14),
+                "identifiers": (1, 3),
+                "numbers": (8, 40),
+                "tools": (0, 5),
+                "constraints": (1, 1),
+                "decisions": (2, 5),
+            },
         ]
         totals = report.tallies
         assert (totals["paths"].kept, totals["paths"].total) == (86, 220)  # 39 %; deja-vu's census: ~10 %
@@ -99,7 +129,9 @@ class TestDumps:
     def test_openjiuwens_sample_dumps(self) -> None:
         report = score_dumps(fixture(OPENJIUWEN_DUMPS))
         assert len(report.compactions) == 3 and report.problems == ()
-        for scored, path in zip(report.compactions, sorted(OPENJIUWEN_DUMPS.glob("compact*/*.json")), strict=True):
+        for scored, path in zip(
+            report.compactions, sorted(OPENJIUWEN_DUMPS.glob("compact*/*.json")), strict=True
+        ):
             record = read_dump(path)
             assert scored.span == (record.prefix_count, record.prefix_count + record.compress_count)
             assert scored.summary == (record.extracted_summary.strip() or None)
