@@ -188,14 +188,20 @@ def _from_catalog(catalog: Catalog, collected: Collected) -> None:
 def _fill_untouched(collected: Collected) -> None:
     """A setting whose threshold lies above the run's untouched peak makes no attempt: the untouched cell (every
     number of a cell is the untouched outcome's there, see ``from_template``)."""
+    limits: dict[int, list[int]] = {}  # each setting's threshold, per capacity
     for run, untouched in collected.templates.items():
         if untouched is None:
             continue
         template, bill = untouched
         found = collected.found[run]
         untouched_cell = cell(template, bill)
-        for at, setting in enumerate(collected.settings):
-            if at not in found and template.peak_tokens < threshold_for(template.context_max, setting[0]):
+        thresholds = limits.get(template.context_max)
+        if thresholds is None:
+            thresholds = limits[template.context_max] = [
+                threshold_for(template.context_max, setting[0]) for setting in collected.settings
+            ]
+        for at, threshold in enumerate(thresholds):
+            if at not in found and template.peak_tokens < threshold:
                 found[at] = untouched_cell
 
 
