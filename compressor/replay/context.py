@@ -37,7 +37,9 @@ class HeldContext:
         if position <= held:
             return self.cumulative[position]
         original = self.index.original_cumulative
-        return self.cumulative[-1] + original[position - held + self.materialised] - original[self.materialised]
+        return (
+            self.cumulative[-1] + original[position - held + self.materialised] - original[self.materialised]
+        )
 
     def _materialise(self, upto: int) -> None:
         start = self.materialised

@@ -109,8 +109,13 @@ class Assessment:
         """The few numbers a grid cell shows: cost, tokens, flags."""
         unit = self.ledger.unit
         return {
-            **_key(self.outcome), "cost": rounded(self.cost, unit), "unit": unit, "tokens": self.tokens,
-            "flagged": self.loops.flagged, "storm": self.loops.storm is not None, "fires": self.fires,
+            **_key(self.outcome),
+            "cost": rounded(self.cost, unit),
+            "unit": unit,
+            "tokens": self.tokens,
+            "flagged": self.loops.flagged,
+            "storm": self.loops.storm is not None,
+            "fires": self.fires,
         }
 
 
@@ -130,17 +135,30 @@ def compaction_lines(
     lines: list[CompactionCost] = []
     for position, attempt in enumerate(attempts):
         later = next((a.step for a in attempts[position + 1 :] if a.step > attempt.step), steps)
-        lines.append(compaction_cost(
-            index=attempt.index, step=attempt.step, kind=attempt.kind, status=attempt.status,
-            call=CallTokens.split(
-                input_tokens=attempt.request_tokens, cached_tokens=attempt.request_cached_tokens,
-                output_tokens=attempt.output_tokens, calls=attempt.calls,
-            ),
-            retries=attempt.retries, backoff_seconds=attempt.backoff_seconds, tokens_before=attempt.tokens_before,
-            tokens_after=attempt.tokens_after, window_before=attempt.context_tokens,
-            window_after=attempt.sent_tokens, previous_window=attempt.previous_tokens,
-            preserved_tokens=attempt.preserved_tokens, horizon_calls=later - attempt.step, weights=weights,
-        ))
+        lines.append(
+            compaction_cost(
+                index=attempt.index,
+                step=attempt.step,
+                kind=attempt.kind,
+                status=attempt.status,
+                call=CallTokens.split(
+                    input_tokens=attempt.request_tokens,
+                    cached_tokens=attempt.request_cached_tokens,
+                    output_tokens=attempt.output_tokens,
+                    calls=attempt.calls,
+                ),
+                retries=attempt.retries,
+                backoff_seconds=attempt.backoff_seconds,
+                tokens_before=attempt.tokens_before,
+                tokens_after=attempt.tokens_after,
+                window_before=attempt.context_tokens,
+                window_after=attempt.sent_tokens,
+                previous_window=attempt.previous_tokens,
+                preserved_tokens=attempt.preserved_tokens,
+                horizon_calls=later - attempt.step,
+                weights=weights,
+            )
+        )
     return tuple(lines)
 
 
@@ -151,15 +169,20 @@ def run_ledger(
     each attempt's ledger line (a sweep ranks settings by their totals and can leave them out)."""
     weights = Weights.of(price)
     agent = CallTokens.split(
-        input_tokens=outcome.agent_input_tokens, cached_tokens=outcome.agent_cached_tokens, calls=outcome.steps
+        input_tokens=outcome.agent_input_tokens,
+        cached_tokens=outcome.agent_cached_tokens,
+        calls=outcome.steps,
     )
     compaction = CallTokens.split(
-        input_tokens=outcome.compaction_input_tokens, cached_tokens=outcome.compaction_cached_tokens,
-        output_tokens=outcome.compaction_output_tokens, calls=outcome.compaction_calls,
+        input_tokens=outcome.compaction_input_tokens,
+        cached_tokens=outcome.compaction_cached_tokens,
+        output_tokens=outcome.compaction_output_tokens,
+        calls=outcome.compaction_calls,
     )
     uncompacted = CallTokens.split(
         input_tokens=outcome.agent_input_tokens_uncompacted,
-        cached_tokens=outcome.agent_cached_tokens_uncompacted, calls=outcome.steps,
+        cached_tokens=outcome.agent_cached_tokens_uncompacted,
+        calls=outcome.steps,
     )
     return RunLedger(
         price=price,
@@ -184,7 +207,9 @@ def assess(
     )
 
 
-def assess_simulation(simulation: Simulation, price: Price | None, rules: LoopRules | None = None) -> Assessment:
+def assess_simulation(
+    simulation: Simulation, price: Price | None, rules: LoopRules | None = None
+) -> Assessment:
     return assess(simulation.outcome, simulation.events, price, rules)
 
 

@@ -32,4 +32,6 @@ def grid_around(
     ratios: Iterable[float], keeps: Iterable[int], ratio: float, keep: int
 ) -> tuple[tuple[float, ...], tuple[int, ...]]:
     """The grid's ratios and keeps, sorted, with the current ``ratio`` and ``keep`` added."""
-    return tuple(sorted({*(float(r) for r in ratios), float(ratio)})), tuple(sorted({*(int(k) for k in keeps), int(keep)}))
+    return tuple(sorted({*(float(r) for r in ratios), float(ratio)})), tuple(
+        sorted({*(int(k) for k in keeps), int(keep)})
+    )

@@ -150,11 +150,26 @@ class MaskingPlayer(Player):
         self.frozen_last_user = self.last_user
         preserved = self._front() + cumulative[first]
         event = CompactionEvent(
-            index=i, status="compacted", kind="masking", context_tokens=total, span=(first, len(changes), len(self.unmasked)),
-            compress_tokens=sum(tokens[entry] for _, _, entry in changes), summary_tokens=0, memory_tokens=0,
-            reinjection_tokens=0, reinjected_files=(), request_tokens=0, calls=0, tokens_before=before,
-            tokens_after=cumulative[size] + LIST_OVERHEAD, prefix_tokens=prefix_tokens, tail_tokens=0, step=step,
-            sent_tokens=self._window(), previous_tokens=self._usable, preserved_tokens=preserved,
+            index=i,
+            status="compacted",
+            kind="masking",
+            context_tokens=total,
+            span=(first, len(changes), len(self.unmasked)),
+            compress_tokens=sum(tokens[entry] for _, _, entry in changes),
+            summary_tokens=0,
+            memory_tokens=0,
+            reinjection_tokens=0,
+            reinjected_files=(),
+            request_tokens=0,
+            calls=0,
+            tokens_before=before,
+            tokens_after=cumulative[size] + LIST_OVERHEAD,
+            prefix_tokens=prefix_tokens,
+            tail_tokens=0,
+            step=step,
+            sent_tokens=self._window(),
+            previous_tokens=self._usable,
+            preserved_tokens=preserved,
             masked_results=len(changes),
         )
         self._usable = min(self._usable, preserved)

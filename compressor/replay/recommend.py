@@ -142,16 +142,26 @@ def _setting(outcome: Outcome) -> dict[str, int | float]:
 
 
 def _pick(assessment: Assessment) -> Pick:
-    return Pick(setting=assessment.outcome, cost=assessment.cost, tokens=assessment.tokens,
-                unit=assessment.ledger.unit)
+    return Pick(
+        setting=assessment.outcome,
+        cost=assessment.cost,
+        tokens=assessment.tokens,
+        unit=assessment.ledger.unit,
+    )
 
 
 def _order(assessment: Assessment) -> tuple[float, int, int, float, int, float]:
     """Cheapest first; among equal bills the fewest compactions, then the earliest trigger (the same bill on this
     run, and the most room left on a run that grows faster), then the smaller keep and min target."""
     o = assessment.outcome
-    return (assessment.cost, assessment.tokens, o.compactions + o.maskings, o.trigger_context_ratio,
-            o.keep_recent_messages, o.min_target_context_ratio)
+    return (
+        assessment.cost,
+        assessment.tokens,
+        o.compactions + o.maskings,
+        o.trigger_context_ratio,
+        o.keep_recent_messages,
+        o.min_target_context_ratio,
+    )
 
 
 def _cost(pick: Pick, name: str) -> dict[str, int | float]:
@@ -199,42 +209,66 @@ def recommend(
     unit: Unit = "usd" if price is not None else "tokens"
     if swept.steps == 0:
         return Recommendation(
-            headroom=headroom, setting=None, reasons=(Reason("no_steps"),), qualifying=0, considered=len(outcomes),
-            unit=unit, price=price,
+            headroom=headroom,
+            setting=None,
+            reasons=(Reason("no_steps"),),
+            qualifying=0,
+            considered=len(outcomes),
+            unit=unit,
+            price=price,
         )
     assessments = assess_sweep(swept, price, rules)
     by_key = {a.outcome.key: a for a in assessments}
     now = _pick(by_key[current]) if current is not None and current in by_key else None
     roomy = [
-        a for a in assessments
+        a
+        for a in assessments
         if a.outcome.peak_tokens <= swept.context_max * limit and a.outcome.steps_over_capacity == 0
     ]
 
-    def result(reasons: list[Reason], pick: Assessment | None = None, runner: Assessment | None = None) -> Recommendation:
+    def result(
+        reasons: list[Reason], pick: Assessment | None = None, runner: Assessment | None = None
+    ) -> Recommendation:
         return Recommendation(
-            headroom=headroom, setting=pick.outcome if pick else None, reasons=tuple(reasons),
-            qualifying=len(roomy), considered=len(outcomes), unit=unit, price=price,
-            pick=_pick(pick) if pick else None, current=now, runner_up=_pick(runner) if runner else None,
+            headroom=headroom,
+            setting=pick.outcome if pick else None,
+            reasons=tuple(reasons),
+            qualifying=len(roomy),
+            considered=len(outcomes),
+            unit=unit,
+            price=price,
+            pick=_pick(pick) if pick else None,
+            current=now,
+            runner_up=_pick(runner) if runner else None,
             assessments=assessments,
         )
 
     if not roomy:
         lowest = min(outcomes, key=lambda o: (o.peak_tokens, o.compactions, o.compaction_input_tokens))
-        return result([
-            Reason("none_qualify", bound),
-            Reason("lowest_peak", {
-                "peak_tokens": lowest.peak_tokens, "peak_utilisation": lowest.peak_utilisation, **_setting(lowest),
-            }),
-            Reason("only_after_request"),
-        ])
+        return result(
+            [
+                Reason("none_qualify", bound),
+                Reason(
+                    "lowest_peak",
+                    {
+                        "peak_tokens": lowest.peak_tokens,
+                        "peak_utilisation": lowest.peak_utilisation,
+                        **_setting(lowest),
+                    },
+                ),
+                Reason("only_after_request"),
+            ]
+        )
     clean = sorted((a for a in roomy if a.loops.clean), key=_order)
     flagged = len(roomy) - len(clean)
     if not clean:
         least = min(roomy, key=lambda a: (a.loops.flagged, *_order(a)))
-        return result([
-            Reason("none_clean", {"qualifying": len(roomy), "flagged": flagged}),
-            Reason("least_flagged", {"flagged": least.loops.flagged, **_setting(least.outcome)}),
-        ])
+        return result(
+            [
+                Reason("none_clean", {"qualifying": len(roomy), "flagged": flagged}),
+                Reason("least_flagged", {"flagged": least.loops.flagged, **_setting(least.outcome)}),
+            ]
+        )
     best = clean[0]
     chosen, pick = best.outcome, _pick(best)
     name = "price" if unit == "usd" else "tokens"
@@ -247,9 +281,15 @@ def recommend(
         reasons.append(Reason("tie_break", {"tied": len(tied), **_setting(chosen)}))
     reasons.extend(_versus_current(pick, now))
     if chosen.compactions:
-        reasons.append(Reason("compaction_cost", {
-            "compactions": chosen.compactions, "compaction_input_tokens": chosen.compaction_input_tokens,
-        }))
+        reasons.append(
+            Reason(
+                "compaction_cost",
+                {
+                    "compactions": chosen.compactions,
+                    "compaction_input_tokens": chosen.compaction_input_tokens,
+                },
+            )
+        )
     if best.fires:
         reasons.extend(_edges(swept, chosen))
         runner = next((a for a in clean[1:] if (a.cost, a.tokens) != (best.cost, best.tokens)), None)
@@ -261,15 +301,27 @@ def recommend(
     if runner is not None:
         other = _pick(runner)
         difference = other.cost - pick.cost
-        reasons.append(Reason(code, {
-            **_cost(other, name), "difference": round(difference, 6) if unit == "usd" else round(difference),
-            **_setting(runner.outcome),
-        }))
-    reasons.append(Reason("peak", {
-        "peak_tokens": chosen.peak_tokens, "peak_utilisation": chosen.peak_utilisation,
-        "agent_input_tokens": chosen.agent_input_tokens,
-        "agent_input_tokens_uncompacted": chosen.agent_input_tokens_uncompacted,
-    }))
+        reasons.append(
+            Reason(
+                code,
+                {
+                    **_cost(other, name),
+                    "difference": round(difference, 6) if unit == "usd" else round(difference),
+                    **_setting(runner.outcome),
+                },
+            )
+        )
+    reasons.append(
+        Reason(
+            "peak",
+            {
+                "peak_tokens": chosen.peak_tokens,
+                "peak_utilisation": chosen.peak_utilisation,
+                "agent_input_tokens": chosen.agent_input_tokens,
+                "agent_input_tokens_uncompacted": chosen.agent_input_tokens_uncompacted,
+            },
+        )
+    )
     return result(reasons, best, runner)
 
 
@@ -281,12 +333,21 @@ def _versus_current(pick: Pick, now: Pick | None) -> list[Reason]:
         return [Reason("is_current")]
     usd = pick.unit == "usd"
     name = "current_price" if usd else "current_tokens"
-    current: dict[str, int | float] = {name: round(now.cost, 6) if usd else now.tokens, **_setting(now.setting)}
+    current: dict[str, int | float] = {
+        name: round(now.cost, 6) if usd else now.tokens,
+        **_setting(now.setting),
+    }
     if now.cost < pick.cost:
         difference = pick.cost - now.cost
-        return [Reason(_code("current_cheaper", pick.unit), {
-            **current, "difference": round(difference, 6) if usd else round(difference),
-        })]
+        return [
+            Reason(
+                _code("current_cheaper", pick.unit),
+                {
+                    **current,
+                    "difference": round(difference, 6) if usd else round(difference),
+                },
+            )
+        ]
     mine = {"price": round(pick.cost, 6)} if usd else {"tokens": pick.tokens}
     saved = round(now.cost - pick.cost, 6) if usd else now.tokens - pick.tokens
     return [Reason(_code("versus_current", pick.unit), {**current, **mine, "saved": saved})]

@@ -79,7 +79,9 @@ class RecoveredFiles:
         if position <= last_user < size:
             user_start, user_pending, user_count = walked.state_after[last_user - shift]
             self.at_last_user = (
-                None if user_start is None else user_start + shift, user_pending, base + user_count - count
+                None if user_start is None else user_start + shift,
+                user_pending,
+                base + user_count - count,
             )
 
     def rearranged(self, start: int) -> None:

@@ -195,7 +195,10 @@ def _live_compaction(
 
     # A simulation writes nothing: dumps stay off whatever the config says.
     compressor = CurrentRoundCompressor(
-        config.with_settings(enable_compression_dump=False), backend, context_max=context_max, counter=counter,
+        config.with_settings(enable_compression_dump=False),
+        backend,
+        context_max=context_max,
+        counter=counter,
         read_tools=read_tools,
     )
 
@@ -280,7 +283,11 @@ def estimate_live_cost(
 ) -> LiveCostEstimate:
     """The calls and tokens a live simulation would send, so a UI can ask before spending them."""
     simulation = simulate(
-        conversation, config, context_max=context_max, model=model, counter=counter,
+        conversation,
+        config,
+        context_max=context_max,
+        model=model,
+        counter=counter,
         summary=SummaryModel.parse(f"ratio:{summary_ratio}"),
     )
     requests = [event.request_tokens for event in simulation.events]

@@ -32,14 +32,23 @@ PlayerMaker = Callable[[RunIndex, int, SummaryModel, PlayerOptions], Player]
 
 def _openjiuwen(index: RunIndex, context_max: int, model: SummaryModel, options: PlayerOptions) -> Player:
     return Player(
-        index, context_max, model, record=options.record, live=options.live, hidden_overhead=options.hidden_overhead
+        index,
+        context_max,
+        model,
+        record=options.record,
+        live=options.live,
+        hidden_overhead=options.hidden_overhead,
     )
 
 
 def _masking(kind: type[MaskingPlayer]) -> PlayerMaker:
     def make(index: RunIndex, context_max: int, model: SummaryModel, options: PlayerOptions) -> Player:
         return kind(
-            index, context_max, model, keep_results=options.keep_results, record=options.record,
+            index,
+            context_max,
+            model,
+            keep_results=options.keep_results,
+            record=options.record,
             hidden_overhead=options.hidden_overhead,
         )
 
@@ -62,5 +71,7 @@ def make_player(
     if maker is None:
         raise ConfigError(f"strategy: unknown {strategy!r}; use {', '.join(STRATEGIES)}")
     if strategy != "openjiuwen" and options.live is not None:
-        raise ConfigError(f"strategy: {strategy} is a baseline; it takes offline, fixed:N or ratio:X summaries")
+        raise ConfigError(
+            f"strategy: {strategy} is a baseline; it takes offline, fixed:N or ratio:X summaries"
+        )
     return maker(index, context_max, model, options)

@@ -75,7 +75,8 @@ class Sweep:
         target = self.min_targets[0] if min_target is None else min_target
         by_key = {outcome.key: outcome for outcome in self.outcomes}
         return [
-            [_metric(by_key.get((ratio, keep, target)), metric) for ratio in self.ratios] for keep in self.keeps
+            [_metric(by_key.get((ratio, keep, target)), metric) for ratio in self.ratios]
+            for keep in self.keeps
         ]
 
     def to_dict(self) -> dict[str, Any]:
@@ -150,10 +151,14 @@ def sweep(
     """
     ratio_values, keep_values, target_values = validate_grid(ratios, keeps, min_targets)
     if isinstance(summary, Backend):
-        raise ConfigError("summary: sweep takes offline, fixed:N or ratio:X; simulate one setting to call a model")
+        raise ConfigError(
+            "summary: sweep takes offline, fixed:N or ratio:X; simulate one setting to call a model"
+        )
     summary_model = SummaryModel.parse(summary)
     if summary_model.kind == "live":
-        raise ConfigError("summary: sweep takes offline, fixed:N or ratio:X; simulate one setting to call a model")
+        raise ConfigError(
+            "summary: sweep takes offline, fixed:N or ratio:X; simulate one setting to call a model"
+        )
     capacity = resolve_context_max(context_max, model)
     token_counter = get_counter(counter) if isinstance(counter, str) else counter
     tools = tuple(read_tools)
@@ -161,7 +166,10 @@ def sweep(
     options = PlayerOptions(hidden_overhead=hidden_overhead, keep_results=keep_results)
     player = make_player(strategy, index, capacity.tokens, summary_model, options)
     played = [
-        player.play(ratio, keep, target) for target in target_values for keep in keep_values for ratio in ratio_values
+        player.play(ratio, keep, target)
+        for target in target_values
+        for keep in keep_values
+        for ratio in ratio_values
     ]
     return Sweep(
         ratios=ratio_values,

@@ -98,20 +98,36 @@ def tune(
     config = config or CurrentRoundCompressorConfig()
     choice = resolve_price(conversation, price_model=price_model, model=model, prices=prices)
     options: dict[str, Any] = {
-        "context_max": context_max, "model": model, "counter": counter, "summary": summary,
-        "hidden_overhead": hidden_overhead, "read_tools": read_tools,
+        "context_max": context_max,
+        "model": model,
+        "counter": counter,
+        "summary": summary,
+        "hidden_overhead": hidden_overhead,
+        "read_tools": read_tools,
     }
     simulation = simulate(conversation, config, **options)
-    grid_ratios, grid_keeps = grid_around(ratios, keeps, config.trigger_context_ratio, config.keep_recent_messages)
+    grid_ratios, grid_keeps = grid_around(
+        ratios, keeps, config.trigger_context_ratio, config.keep_recent_messages
+    )
     swept = sweep(
-        conversation, ratios=grid_ratios, keeps=grid_keeps, min_targets=[config.min_target_context_ratio], **options
+        conversation,
+        ratios=grid_ratios,
+        keeps=grid_keeps,
+        min_targets=[config.min_target_context_ratio],
+        **options,
     )
     current_key = (config.trigger_context_ratio, config.keep_recent_messages, config.min_target_context_ratio)
     recommendation = recommend(swept, headroom=headroom, price=choice.price, current=current_key, rules=rules)
-    played = tuple(_baseline(conversation, name, current_key, keep_results, choice, rules, options) for name in baselines)
+    played = tuple(
+        _baseline(conversation, name, current_key, keep_results, choice, rules, options) for name in baselines
+    )
     return Tuning(
-        simulation=simulation, current=assess_simulation(simulation, choice.price, rules), sweep=swept,
-        recommendation=recommendation, price=choice, baselines=played,
+        simulation=simulation,
+        current=assess_simulation(simulation, choice.price, rules),
+        sweep=swept,
+        recommendation=recommendation,
+        price=choice,
+        baselines=played,
     )
 
 
@@ -127,10 +143,20 @@ def _baseline(
     """One baseline at the current setting, played as a one-setting sweep (no step records to build) and priced
     in totals and flags; ``assess(baseline.outcome, baseline.attempts, price)`` gives its lines too."""
     ratio, keep, min_target = key
-    swept = sweep(conversation, ratios=[ratio], keeps=[keep], min_targets=[min_target], strategy=strategy,
-                  keep_results=keep_results, **options)
+    swept = sweep(
+        conversation,
+        ratios=[ratio],
+        keeps=[keep],
+        min_targets=[min_target],
+        strategy=strategy,
+        keep_results=keep_results,
+        **options,
+    )
     outcome, attempts = swept.outcomes[0], swept.attempts[0]
     return Baseline(
-        strategy=strategy, keep_results=keep_results, outcome=outcome, attempts=attempts,
+        strategy=strategy,
+        keep_results=keep_results,
+        outcome=outcome,
+        attempts=attempts,
         assessment=assess(outcome, attempts, choice.price, rules, lines=False),
     )

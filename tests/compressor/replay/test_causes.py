@@ -36,7 +36,10 @@ def user(text: str) -> dict[str, Any]:
 
 
 def calls(*calls: tuple[str, str, dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    made = [{"id": cid, "type": "function", "name": name, "arguments": json.dumps(args)} for cid, name, args in calls]
+    made = [
+        {"id": cid, "type": "function", "name": name, "arguments": json.dumps(args)}
+        for cid, name, args in calls
+    ]
     return {"role": "assistant", "content": "", "tool_calls": made, **extra}
 
 
@@ -172,9 +175,11 @@ class TestDSkills:
     def test_a_skill_md_read_fills_both_sections(self) -> None:
         counter = get_counter("cl100k_base")
         body = json.dumps({"file_path": "skills/deploy/SKILL.md", "content": self.SKILL})
-        conversation = compacting_run(say("reading the skill first"),
-                                      calls(("s", "read_file", {"file_path": "skills/deploy/SKILL.md"})),
-                                      result("s", body))
+        conversation = compacting_run(
+            say("reading the skill first"),
+            calls(("s", "read_file", {"file_path": "skills/deploy/SKILL.md"})),
+            result("s", body),
+        )
         (event,) = simulate(conversation, config(), context_max=1000, summary="fixed:40").events
         snapshot = f"Skill: deploy\nPath: skills/deploy/SKILL.md\n\n{self.SKILL}"
         files = [ReadEntry("skills/deploy/SKILL.md", "1", False, self.SKILL)]
@@ -186,8 +191,9 @@ class TestDSkills:
         counter = get_counter("cl100k_base")
         loaded = json.dumps({"skill_content": f"  {self.SKILL}\n", "skill_directory": "/s/deploy"})
         load = (calls(("k", "skill_tool", {"skill_name": "deploy"})), result("k", loaded))
-        (event,) = simulate(compacting_run(say("loading"), *load), config(), context_max=1000,
-                            summary="fixed:40").events
+        (event,) = simulate(
+            compacting_run(say("loading"), *load), config(), context_max=1000, summary="fixed:40"
+        ).events
         snapshot = f"Skill: deploy\nPath: /s/deploy/SKILL.md\n\n{self.SKILL}"
         assert event.reinjected_files == ()
         assert event.reinjection_tokens == reinjection_tokens(counter, [snapshot], [])
@@ -200,11 +206,14 @@ class TestEReadFileOnly:
     """E: openJiuwen recovers read_file only; Claude Code's Read is our extension, used only when asked for."""
 
     def test_read_is_not_recovered_by_default(self) -> None:
-        conversation = compacting_run(calls(("t", "Read", {"file_path": "/w/lib.rs"})), result("t", "fn main() {}"))
+        conversation = compacting_run(
+            calls(("t", "Read", {"file_path": "/w/lib.rs"})), result("t", "fn main() {}")
+        )
         (event,) = simulate(conversation, config(), context_max=1000, summary="fixed:40").events
         assert (event.reinjected_files, event.reinjection_tokens) == ((), 0)
-        extended = simulate(conversation, config(), context_max=1000, summary="fixed:40",
-                            read_tools=WITH_CLAUDE_CODE_READ)
+        extended = simulate(
+            conversation, config(), context_max=1000, summary="fixed:40", read_tools=WITH_CLAUDE_CODE_READ
+        )
         assert extended.events[0].reinjected_files == ("/w/lib.rs",)
         assert extended.extension_read_tools == ("Read",)
         assert extended.to_dict()["extension_read_tools"] == ["Read"]
@@ -230,10 +239,14 @@ class TestGListContentInTheUsageTail:
 
     def test_the_json_is_read(self) -> None:
         content = [{"type": "text", "text": "import return alpha delta test " * 8}]
-        messages = [Message.model_validate(m) for m in (
-            user("check"), calls(("c", "bash", {"cmd": "ls"}), usage_metadata={"total_tokens": 50}),
-            result("c", content),
-        )]
+        messages = [
+            Message.model_validate(m)
+            for m in (
+                user("check"),
+                calls(("c", "bash", {"cmd": "ls"}), usage_metadata={"total_tokens": 50}),
+                result("c", content),
+            )
+        ]
         total = window_total([], messages, [], get_counter())
         assert total.tokens == 50 + len(json.dumps(content, ensure_ascii=False)) // 3
         assert total.tokens != 50 + len(content[0]["text"]) // 3
@@ -246,11 +259,17 @@ class TestHImages:
 
     def test_the_window_of_a_screenshot(self) -> None:
         counter = get_counter("cl100k_base")
-        content = [{"type": "text", "text": "what is in this screenshot?"},
-                   {"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                                "data": self.PNG_712_176}}]
+        content = [
+            {"type": "text", "text": "what is in this screenshot?"},
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": "image/png", "data": self.PNG_712_176},
+            },
+        ]
         screenshot = {"role": "user", "content": content}
-        simulation = simulate(run(screenshot, say("a dialog")), config(), context_max=100_000, summary="fixed:40")
+        simulation = simulate(
+            run(screenshot, say("a dialog")), config(), context_max=100_000, summary="fixed:40"
+        )
         text = counter.tok("<|start|>user\nwhat is in this screenshot?<|end|>")
         assert simulation.steps[0].context_tokens == text + 425 + 3
 

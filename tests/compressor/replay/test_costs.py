@@ -25,7 +25,9 @@ PROMPT = get_counter("string_length").message_tokens(Message(role="user", conten
 @pytest.fixture
 def run() -> Any:
     """TestHandCheckedRun's run: context_max 2000, threshold 1000, fixed:150 summaries (memory blocks of 308)."""
-    return simulate(hand_run(), settings(0.5, 0, 0.1), context_max=2000, counter="string_length", summary="fixed:150")
+    return simulate(
+        hand_run(), settings(0.5, 0, 0.1), context_max=2000, counter="string_length", summary="fixed:150"
+    )
 
 
 class TestTheCacheOfTheHandRun:
@@ -43,8 +45,13 @@ class TestTheCacheOfTheHandRun:
 
     def test_what_each_compaction_request_reads(self, run: Any) -> None:
         # the request sends the context up to the tail: it shares the previous call's whole window
-        assert [(e.index, e.previous_tokens, e.request_cached_tokens, e.preserved_tokens) for e in run.events] == [
-            (4, 703, 703, 100), (7, 811, 811, 0), (8, 1111, 1111, 808), (9, 1119, 1119, 808),
+        assert [
+            (e.index, e.previous_tokens, e.request_cached_tokens, e.preserved_tokens) for e in run.events
+        ] == [
+            (4, 703, 703, 100),
+            (7, 811, 811, 0),
+            (8, 1111, 1111, 808),
+            (9, 1119, 1119, 808),
         ]
         assert [e.output_tokens for e in run.events] == [150, 150, 150, 150]
 
@@ -79,24 +86,34 @@ class TestTheCacheOfTheHandRun:
         call = (703 * 0.3 + (300 + PROMPT) * 3.75 + 150 * 15) / 1e6  # 1,003 + prompt in, 703 cached
         assert first.call_cost == pytest.approx(call)
         # next call: 100 read + 311 written, instead of 703 read + 300 written
-        assert first.first_call_extra == pytest.approx((100 * 0.3 + 311 * 3.75 - 703 * 0.3 - 300 * 3.75) / 1e6)
+        assert first.first_call_extra == pytest.approx(
+            (100 * 0.3 + 311 * 3.75 - 703 * 0.3 - 300 * 3.75) / 1e6
+        )
         assert first.saving_per_call == pytest.approx(592 * 0.3 / 1e6)
 
     def test_the_later_compactions(self, run: Any) -> None:
         lines = assess_simulation(run, None).ledger.compactions
         refused = lines[1]
         assert (refused.status, refused.invalidated_tokens, refused.payback_calls, refused.payback) == (
-            "skipped", 0, None, "never")
+            "skipped",
+            0,
+            None,
+            "never",
+        )
         # message 8: of the 1,111 cached, [0, memory, 4, 5] (808) survive; message 9: of 1,119
-        assert [(line.invalidated_tokens, line.cache_write_tokens, line.horizon_calls) for line in lines[2:]] == [
-            (303, 311, 1), (311, 311, 1),
+        assert [
+            (line.invalidated_tokens, line.cache_write_tokens, line.horizon_calls) for line in lines[2:]
+        ] == [
+            (303, 311, 1),
+            (311, 311, 1),
         ]
 
 
 def long_hand_run(after: int = 8) -> Conversation:
     roles = ["user", "assistant", "assistant", "assistant", "assistant", "user"] + ["assistant"] * after
     return Conversation.from_messages(
-        [{"role": role, "content": USER_100 if role == "user" else SAY_300} for role in roles], name="loop by hand"
+        [{"role": role, "content": USER_100 if role == "user" else SAY_300} for role in roles],
+        name="loop by hand",
     )
 
 
@@ -106,8 +123,13 @@ class TestALoopRun:
 
     @pytest.fixture
     def loops(self) -> Any:
-        run = simulate(long_hand_run(), settings(0.5, 0, 0.0), context_max=2000, counter="string_length",
-                       summary="fixed:450")
+        run = simulate(
+            long_hand_run(),
+            settings(0.5, 0, 0.0),
+            context_max=2000,
+            counter="string_length",
+            summary="fixed:450",
+        )
         return run, assess_simulation(run, None).loops
 
     def test_the_run_compacts_at_every_call(self, loops: Any) -> None:
@@ -118,7 +140,10 @@ class TestALoopRun:
             (7, "skipped", 1411),  # 303 to compress into 608: no benefit
             (8, "skipped", 1711),
             (9, "compacted", 1719),  # [0, memory, 4, 5, memory]
-            (10, "compacted", 1719), (11, "compacted", 1719), (12, "compacted", 1719), (13, "compacted", 1719),
+            (10, "compacted", 1719),
+            (11, "compacted", 1719),
+            (12, "compacted", 1719),
+            (13, "compacted", 1719),
         ]
 
     def test_each_attempt_after_the_first_is_flagged(self, loops: Any) -> None:
@@ -138,13 +163,20 @@ class TestALoopRun:
         assert storm is not None
         assert (storm.attempts, storm.flagged, storm.longest_streak, storm.first_index) == (8, 7, 7, 7)
         # the third flagged attempt in a row is at message 9: the four after it are spared
-        assert (storm.breaker_index, storm.breaker_step, storm.stopped_attempts, storm.stopped_calls) == (9, 7, 4, 4)
+        assert (storm.breaker_index, storm.breaker_step, storm.stopped_attempts, storm.stopped_calls) == (
+            9,
+            7,
+            4,
+            4,
+        )
         assert storm.stopped_request_tokens == sum(e.request_tokens for e in run.events[-4:])
 
 
 class TestThePriceOfARun:
     def conversation(self, model: str | None) -> Conversation:
-        return Conversation.from_messages(conversation_dicts(20, seed=2), metadata={"model": model} if model else {})
+        return Conversation.from_messages(
+            conversation_dicts(20, seed=2), metadata={"model": model} if model else {}
+        )
 
     def test_the_runs_own_model(self) -> None:
         choice = resolve_price(self.conversation("claude-opus-4-5-20251101"))
@@ -155,12 +187,24 @@ class TestThePriceOfARun:
         conversation = self.conversation("claude-opus-4-5")
         assert resolve_price(conversation, model="gpt-5").source == "model"
         choice = resolve_price(conversation, model="gpt-5", price_model="deepseek-chat")
-        assert choice.source == "price_model" and choice.price is not None and choice.price.model == "deepseek-chat"
+        assert (
+            choice.source == "price_model"
+            and choice.price is not None
+            and choice.price.model == "deepseek-chat"
+        )
 
     def test_an_unknown_run_model_is_counted_in_tokens(self) -> None:
         choice = resolve_price(self.conversation("openai/openrouter-llama-4-maverick"))
-        assert (choice.price, choice.source, choice.asked) == (None, "none", "openai/openrouter-llama-4-maverick")
-        assert resolve_price(self.conversation(None)).to_dict() == {"price": None, "source": "none", "asked": None}
+        assert (choice.price, choice.source, choice.asked) == (
+            None,
+            "none",
+            "openai/openrouter-llama-4-maverick",
+        )
+        assert resolve_price(self.conversation(None)).to_dict() == {
+            "price": None,
+            "source": "none",
+            "asked": None,
+        }
 
     def test_an_unknown_price_model_is_refused(self) -> None:
         with pytest.raises(ConfigError, match="--price-model"):
@@ -178,12 +222,20 @@ class TestOneAssessmentEverywhere:
     def test_sweep_and_simulate_assess_a_setting_alike(self, price: str | None) -> None:
         conversation = Conversation.from_messages(conversation_dicts(300, seed=6), name="generated")
         row = find_price(price)
-        swept = sweep(conversation, ratios=(0.4, 0.7), keeps=(0, 4), min_targets=(0.02,), context_max=25_000,
-                      summary="ratio:0.1")
+        swept = sweep(
+            conversation,
+            ratios=(0.4, 0.7),
+            keeps=(0, 4),
+            min_targets=(0.02,),
+            context_max=25_000,
+            summary="ratio:0.1",
+        )
         for assessment in assess_sweep(swept, row, lines=True):
             o = assessment.outcome
             config = settings(o.trigger_context_ratio, o.keep_recent_messages, 0.02)
-            alone = assess_simulation(simulate(conversation, config, context_max=25_000, summary="ratio:0.1"), row)
+            alone = assess_simulation(
+                simulate(conversation, config, context_max=25_000, summary="ratio:0.1"), row
+            )
             assert assessment.ledger == alone.ledger
             assert assessment.loops == alone.loops
         assert any(a.ledger.compactions for a in assess_sweep(swept, row, lines=True))

@@ -19,7 +19,12 @@ def test_the_window_after_a_simulated_compaction_still_carries_the_hidden_overhe
     dropped = simulate(run, config, context_max=40_000, summary="ratio:0.1")
 
     first = carried.events[0]
-    assert (first.index, first.status, first.tokens_before, first.tokens_after) == (25, "compacted", 5_923, 780)
+    assert (first.index, first.status, first.tokens_before, first.tokens_after) == (
+        25,
+        "compacted",
+        5_923,
+        780,
+    )
     at = next(step for step in carried.steps if step.index == first.index)
     # the trigger read the reported usage (it holds the overhead); the window sent after compacting adds it back
     assert (at.context_tokens, at.total_source, at.sent_tokens) == (24_472, "usage", 780 + overhead)

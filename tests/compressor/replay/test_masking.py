@@ -21,8 +21,13 @@ RESULT_300 = "t" * 879  # (21 + 879) / 3
 
 
 def call(number: int) -> list[dict[str, Any]]:
-    return [{"id": f"c{number}", "type": "function",
-             "function": {"name": "bash", "arguments": json.dumps({"command": "ls"})}}]
+    return [
+        {
+            "id": f"c{number}",
+            "type": "function",
+            "function": {"name": "bash", "arguments": json.dumps({"command": "ls"})},
+        }
+    ]
 
 
 def small_run() -> Conversation:
@@ -38,14 +43,30 @@ def small_run() -> Conversation:
 def replay(strategy: str, summary: str = "fixed:30", keep_results: int = 1) -> Any:
     # context_max 2,000 at ratio 0.25: threshold 500; min target 0
     config = CurrentRoundCompressorConfig(trigger_context_ratio=0.25, min_target_context_ratio=0.0)
-    return simulate(small_run(), config, context_max=2000, counter="string_length", summary=summary,
-                    strategy=strategy, keep_results=keep_results)
+    return simulate(
+        small_run(),
+        config,
+        context_max=2000,
+        counter="string_length",
+        summary=summary,
+        strategy=strategy,
+        keep_results=keep_results,
+    )
 
 
 class TestTheSmallRun:
     def test_its_sizes(self) -> None:
         counter = get_counter("string_length")
-        assert [counter.message_tokens(m) for m in small_run().messages] == [100, 58, 300, 58, 300, 58, 300, 10]
+        assert [counter.message_tokens(m) for m in small_run().messages] == [
+            100,
+            58,
+            300,
+            58,
+            300,
+            58,
+            300,
+            10,
+        ]
         # a masked result: (21 + 43 placeholder characters) // 3
         assert counter.message_tokens(Message(role="tool", content=MASK_PLACEHOLDER, tool_call_id="c1")) == 21
 
@@ -67,12 +88,16 @@ class TestMasking:
 
     def test_each_masking(self) -> None:
         run = replay("masking")
-        assert [(e.kind, e.span, e.masked_results, e.compress_tokens, e.calls, e.request_tokens) for e in run.events] == [
+        assert [
+            (e.kind, e.span, e.masked_results, e.compress_tokens, e.calls, e.request_tokens)
+            for e in run.events
+        ] == [
             ("masking", (2, 1, 1), 1, 300, 0, 0),
             ("masking", (4, 1, 1), 1, 300, 0, 0),
         ]
         assert [(e.previous_tokens, e.preserved_tokens, e.sent_tokens) for e in run.events] == [
-            (461, 158, 540), (540, 237, 619),
+            (461, 158, 540),
+            (540, 237, 619),
         ]
 
     def test_totals(self) -> None:
@@ -84,7 +109,10 @@ class TestMasking:
 
     def test_keeping_every_result_masks_nothing(self) -> None:
         run = replay("masking", keep_results=3)
-        assert run.events == () and [s.reason for s in run.steps][2:] == ["nothing_to_mask", "nothing_to_mask"]
+        assert run.events == () and [s.reason for s in run.steps][2:] == [
+            "nothing_to_mask",
+            "nothing_to_mask",
+        ]
         assert run.outcome.agent_input_tokens == run.outcome.agent_input_tokens_uncompacted
 
     def test_keeping_none_masks_all_but_never_a_result_no_bigger_than_its_placeholder(self) -> None:
@@ -110,7 +138,9 @@ class TestHybrid:
 
     def test_each_attempt(self) -> None:
         run = replay("hybrid")
-        assert [(e.kind, e.index, e.span, e.context_tokens, e.sent_tokens, e.compress_tokens) for e in run.events] == [
+        assert [
+            (e.kind, e.index, e.span, e.context_tokens, e.sent_tokens, e.compress_tokens) for e in run.events
+        ] == [
             ("masking", 5, (2, 1, 1), 819, 540, 300),
             ("summary", 5, (1, 4, 0), 540, 291, 440),
             ("summary", 7, (1, 3, 0), 649, 291, 549),
@@ -128,9 +158,19 @@ class TestHybrid:
     def test_when_masking_is_enough_it_does_not_summarise(self) -> None:
         # threshold 560: at call 5 masking leaves 540 (enough); at call 7 it leaves 619 (not enough)
         config = CurrentRoundCompressorConfig(trigger_context_ratio=0.28, min_target_context_ratio=0.0)
-        run = simulate(small_run(), config, context_max=2000, counter="string_length", summary="fixed:30",
-                       strategy="hybrid", keep_results=1)
-        assert [(s.index, s.event, s.sent_tokens) for s in run.steps][2:] == [(5, "masked", 540), (7, "compacted", 291)]
+        run = simulate(
+            small_run(),
+            config,
+            context_max=2000,
+            counter="string_length",
+            summary="fixed:30",
+            strategy="hybrid",
+            keep_results=1,
+        )
+        assert [(s.index, s.event, s.sent_tokens) for s in run.steps][2:] == [
+            (5, "masked", 540),
+            (7, "compacted", 291),
+        ]
         assert (run.outcome.maskings, run.outcome.compactions) == (2, 1)
 
 
@@ -139,16 +179,26 @@ class TestSweepsOfTheBaselines:
     @pytest.mark.parametrize("summary", ["fixed:200", "ratio:0.1", "offline"])
     def test_every_setting_equals_its_simulation(self, strategy: str, summary: str) -> None:
         conversation = Conversation.from_messages(conversation_dicts(220, seed=3), name="generated")
-        swept = sweep(conversation, ratios=(0.3, 0.6), keeps=(0, 3), min_targets=(0.02,), context_max=20_000,
-                      summary=summary, strategy=strategy, keep_results=4)
+        swept = sweep(
+            conversation,
+            ratios=(0.3, 0.6),
+            keeps=(0, 3),
+            min_targets=(0.02,),
+            context_max=20_000,
+            summary=summary,
+            strategy=strategy,
+            keep_results=4,
+        )
         assert swept.strategy == strategy
         for outcome, attempts in zip(swept.outcomes, swept.attempts, strict=True):
             config = CurrentRoundCompressorConfig(
                 trigger_context_ratio=outcome.trigger_context_ratio,
-                keep_recent_messages=outcome.keep_recent_messages, min_target_context_ratio=0.02,
+                keep_recent_messages=outcome.keep_recent_messages,
+                min_target_context_ratio=0.02,
             )
-            run = simulate(conversation, config, context_max=20_000, summary=summary, strategy=strategy,
-                           keep_results=4)
+            run = simulate(
+                conversation, config, context_max=20_000, summary=summary, strategy=strategy, keep_results=4
+            )
             assert outcome == run.outcome
             assert attempts == run.events
         assert any(outcome.maskings for outcome in swept.outcomes)

@@ -77,8 +77,10 @@ class TestTheDemoRun:
         assert recommendation.current is not None and recommendation.current.setting.key == (0.8, 0, 0.1)
         assert recommendation.pick is not None and recommendation.pick.cost < recommendation.current.cost
         values = dict(recommendation.reasons[recommendation.codes.index("versus_current_tokens")].values)
-        assert (values["tokens"], values["current_tokens"]) == (recommendation.pick.tokens,
-                                                                recommendation.current.tokens)
+        assert (values["tokens"], values["current_tokens"]) == (
+            recommendation.pick.tokens,
+            recommendation.current.tokens,
+        )
         assert recommendation.runner_up is not None
 
     def test_the_sweep_is_the_shared_grid_around_the_current_setting(self, demo: Any) -> None:
@@ -91,8 +93,12 @@ class TestTheDemoRun:
             assert baseline.outcome.key == demo.simulation.outcome.key
             assert baseline.outcome.strategy == baseline.strategy
             assert baseline.assessment.ledger.unit == "tokens"
-            alone = simulate(load_conversation(DEMO), context_max=16_000, summary=DEFAULT_SUMMARY,
-                             strategy=baseline.strategy)
+            alone = simulate(
+                load_conversation(DEMO),
+                context_max=16_000,
+                summary=DEFAULT_SUMMARY,
+                strategy=baseline.strategy,
+            )
             assert baseline.outcome == alone.outcome and baseline.attempts == alone.events
 
     def test_priced_as_a_cached_model_the_pick_is_the_cheapest_in_dollars_and_says_so(self) -> None:
@@ -113,7 +119,8 @@ class TestTheDemoRun:
         recommended = document["recommendation"]
         chosen = demo.recommendation.setting
         assert (recommended["trigger_context_ratio"], recommended["keep_recent_messages"]) == (
-            chosen.trigger_context_ratio, chosen.keep_recent_messages,
+            chosen.trigger_context_ratio,
+            chosen.keep_recent_messages,
         )
         assert recommended["pick"]["cost"] == demo.recommendation.pick.tokens
         assert recommended["current"]["cost"] == demo.recommendation.current.tokens
@@ -134,4 +141,8 @@ class TestTuningValues:
         tuned = tune(load_conversation(DEMO), config, context_max=16_000, price_model="gpt-5", baselines=())
         assert tuned.price.source == "price_model" and tuned.baselines == ()
         assert 0.6 in tuned.sweep.ratios and 2 in tuned.sweep.keeps
-        assert tuned.recommendation.current is not None and tuned.recommendation.current.setting.key == (0.6, 2, 0.1)
+        assert tuned.recommendation.current is not None and tuned.recommendation.current.setting.key == (
+            0.6,
+            2,
+            0.1,
+        )
