@@ -65,11 +65,12 @@ def _share(value: Any) -> float | None:
 
 def folder_of(path: str, base: str | None) -> str:
     """The folder of a dump below ``base`` (POSIX, "." for ``base`` itself); without a base, its folder's name
-    (a page never shows a server path)."""
-    parent = PurePosixPath(path.replace("\\", "/")).parent
+    (a page never shows a server path). Server paths are POSIX: a backslash is part of a name (a byte that is
+    not UTF-8, shown escaped, or a literal one), never a separator."""
+    parent = PurePosixPath(path).parent
     if base:
         try:
-            return parent.relative_to(PurePosixPath(base.replace("\\", "/"))).as_posix()
+            return parent.relative_to(PurePosixPath(base)).as_posix()
         except ValueError:
             return parent.name or "."
     return parent.name or "."
@@ -98,7 +99,7 @@ def dump_frame(rows: Iterable[Mapping[str, Any] | DumpSummary], base: str | None
                 "backend": row.get("backend") or "",
                 "source": row.get("source", ""),
                 "processor": row.get("processor_type", ""),
-                "file": path.replace("\\", "/").rsplit("/", 1)[-1],
+                "file": PurePosixPath(path).name,
                 "path": path,
             }
         )

@@ -238,6 +238,16 @@ class TestDumpFrame:
         assert tables.folder_of("/srv/data/dumps/a.json", "/srv/data/dumps") == "."
         assert tables.folder_of("/srv/data/dumps/s1/a.json", None) == "s1"
 
+    @pytest.mark.parametrize("name", ["a\\udcff.json", "back\\slash.json", "dir\\a.json"])
+    def test_a_backslash_in_a_file_name_stays_in_the_name(self, name: str) -> None:
+        # Server paths are POSIX: a backslash is a character of the name (an escaped byte that is not UTF-8, or
+        # a literal one), never a separator.
+        path = f"/srv/data/dumps/s1/{name}"
+        assert tables.folder_of(path, "/srv/data/dumps") == "s1"
+        assert tables.folder_of(path, None) == "s1"
+        frame = tables.dump_frame([{"path": path}], base="/srv/data/dumps")
+        assert frame["folder"].tolist() == ["s1"] and frame["file"].tolist() == [name]
+
     def test_the_listing_names_the_reviewed_folder_in_words_and_every_column_has_a_header(self) -> None:
         from dashboard.i18n import COLUMN_KEYS
 
