@@ -1,29 +1,38 @@
 """Where coding agents write their session files, and the sessions found there, newest first.
 
 Invariant: only reads directory listings and file metadata (``stat``); nothing is parsed here, and symlinks
-are not followed out of an agent's folder.
+are not followed out of an agent's folder. An agent that keeps all its sessions in one store (OpenCode) is
+listed as that store, once, as a store reader takes it whole; never as the files inside it.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from compressor.formats.problems import FormatProblem
+from compressor.formats.registry import STORE_READERS
+from compressor.formats.stores import Store
+
 
 @dataclass(frozen=True)
 class Place:
     """One agent's session folder: where it is (relative to home, or from an environment variable) and which
-    files in it are sessions (glob patterns, recursive)."""
+    files in it are sessions (glob patterns, recursive), or which store in it holds them all."""
 
     agent: str
     folder: str  # relative to the home directory
     patterns: tuple[str, ...]
     env: str | None = None  # an environment variable that moves the folder (the agent's own)
     env_suffix: str = ""  # the part below that variable's folder
+    # Stores read whole (a database file, or a folder a store reader takes), below the folder. The first one
+    # there is the agent's every session: a later one is what it migrated from and still holds the same ones.
+    stores: tuple[str, ...] = ()
 
     def root(self, home: Path, environ: Mapping[str, str]) -> Path:
         if self.env and environ.get(self.env):
@@ -39,7 +48,15 @@ PLACES: tuple[Place, ...] = (
     Place("codex", ".codex/sessions", ("**/rollout-*.jsonl",), env="CODEX_HOME", env_suffix="sessions"),
     Place("gemini-cli", ".gemini/tmp", ("*/chats/session-*.json", "*/chats/session-*.jsonl")),
     Place("qwen-code", ".qwen/projects", ("*/chats/*.jsonl",)),
-    Place("opencode", ".local/share/opencode/storage/session", ("**/*.json",)),
+    # OpenCode 1.2 moved storage/ into opencode.db and leaves the folder behind (storage/json-migration.ts).
+    Place(
+        "opencode",
+        ".local/share/opencode",
+        (),
+        env="XDG_DATA_HOME",
+        env_suffix="opencode",
+        stores=("opencode.db", "storage"),
+    ),
     *(
         Place(agent, f"{storage}/{extension}/tasks", ("*/api_conversation_history.json",))
         for storage in _VSCODE_STORAGE
@@ -83,15 +100,11 @@ def find_sessions(
                 info = path.stat()
             except OSError:
                 continue
-            found.setdefault(
-                path,
-                SessionFile(
-                    agent=place.agent,
-                    path=path,
-                    size=info.st_size,
-                    modified=datetime.fromtimestamp(info.st_mtime, UTC),
-                ),
-            )
+            found.setdefault(path, _session(place.agent, path, info.st_size, info.st_mtime))
+        store = _store(root, place.stores)
+        measured = _measure(store) if store is not None else None
+        if store is not None and measured is not None:
+            found.setdefault(store, _session(place.agent, store, *measured))
     return sorted(found.values(), key=lambda session: (session.modified, str(session.path)), reverse=True)
 
 
@@ -102,3 +115,50 @@ def _matches(root: Path, patterns: tuple[str, ...]) -> Iterator[Path]:
             # Only regular files whose real place is inside the agent's folder.
             if path.is_file() and not path.is_symlink() and path.resolve().is_relative_to(resolved):
                 yield path
+
+
+def _session(agent: str, path: Path, size: int, mtime: float) -> SessionFile:
+    return SessionFile(agent=agent, path=path, size=size, modified=datetime.fromtimestamp(mtime, UTC))
+
+
+def _store(root: Path, names: tuple[str, ...]) -> Path | None:
+    """The first of ``names`` below ``root`` that is a store: a regular file (a database, opened only when
+    read), or a folder a store reader takes; no link is followed."""
+    for name in names:
+        path = root / name
+        if path.is_symlink():
+            continue
+        if path.is_file():
+            return path
+        if path.is_dir() and _taken(path):
+            return path
+    return None
+
+
+def _taken(folder: Path) -> bool:
+    store = Store("directory", str(folder), folder.name, path=folder)
+    try:
+        return any(reader.looks_like(store) for reader in STORE_READERS)
+    except (FormatProblem, OSError):  # a folder that cannot be listed, or a link out of it
+        return False
+
+
+def _measure(path: Path) -> tuple[int, float] | None:
+    """(bytes, newest change) of a store: its file's, or over every file and folder in a folder (a session
+    added or rewritten anywhere in it changes one of them); None when it went away meanwhile."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    if not path.is_dir():
+        return info.st_size, info.st_mtime
+    size, newest = 0, info.st_mtime
+    for folder, folders, files in os.walk(path, followlinks=False):
+        for name in (*folders, *files):
+            try:
+                entry = os.lstat(Path(folder) / name)
+            except OSError:
+                continue
+            newest = max(newest, entry.st_mtime)
+            size += entry.st_size if stat.S_ISREG(entry.st_mode) else 0
+    return size, newest

@@ -8,8 +8,12 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from compressor.cli import main
+from compressor.formats import load_conversations
 from compressor.formats.places import PLACES, find_sessions
+from tests.compressor.formats.test_opencode import STORAGE, migrate
 from tests.conftest import TRANSCRIPTS, fixture
 
 
@@ -58,8 +62,61 @@ class TestFindSessions:
     def test_no_folders_no_sessions(self, tmp_path: Path) -> None:
         assert find_sessions(tmp_path, environ={}) == []
 
-    def test_every_place_names_an_agent_and_a_pattern(self) -> None:
-        assert all(place.agent and place.patterns for place in PLACES)
+    def test_every_place_names_an_agent_and_what_to_list(self) -> None:
+        assert all(place.agent and (place.patterns or place.stores) for place in PLACES)
+
+
+OPENCODE_DATA = ".local/share/opencode"
+
+
+class TestOpenCodePlace:
+    """OpenCode keeps every session in one store (``storage/`` of JSON files, or ``opencode.db`` once it has
+    migrated them); a session info file in ``storage/session/`` describes a session, it is no conversation."""
+
+    def storage(self, home: Path) -> Path:
+        storage = home / OPENCODE_DATA / "storage"
+        shutil.copytree(fixture(STORAGE), storage)
+        return storage
+
+    def test_the_storage_folder_is_one_readable_run_holding_each_session_once(self, tmp_path: Path) -> None:
+        storage = self.storage(tmp_path)
+        found = find_sessions(tmp_path, environ={})
+        assert [(s.agent, s.path) for s in found] == [("opencode", storage)]
+        conversations = load_conversations(found[0].path)
+        ids = [c.metadata["session_id"] for c in conversations]
+        assert len(ids) == 2 and len(set(ids)) == 2
+        files = [p for p in storage.rglob("*") if p.is_file()]
+        assert found[0].size == sum(p.stat().st_size for p in files)
+        newest = max(p.stat().st_mtime for p in (storage, *storage.rglob("*")))
+        assert found[0].modified.timestamp() == pytest.approx(newest, abs=1e-3)
+
+    def test_the_database_stands_for_the_storage_it_was_migrated_from(self, tmp_path: Path) -> None:
+        storage = self.storage(tmp_path)
+        database = migrate(storage, tmp_path / OPENCODE_DATA / "opencode.db")
+        found = find_sessions(tmp_path, environ={})
+        assert [(s.agent, s.path) for s in found] == [("opencode", database)]
+        assert len(load_conversations(found[0].path)) == 2
+
+    def test_session_info_files_alone_are_no_runs(self, tmp_path: Path) -> None:
+        storage = self.storage(tmp_path)
+        shutil.rmtree(storage / "message")
+        shutil.rmtree(storage / "part")
+        assert find_sessions(tmp_path, environ={}) == []
+
+    def test_xdg_data_home_moves_the_folder(self, tmp_path: Path) -> None:
+        data = tmp_path / "data"
+        (data / "opencode").mkdir(parents=True)
+        database = migrate(fixture(STORAGE), data / "opencode" / "opencode.db")
+        found = find_sessions(tmp_path / "home", environ={"XDG_DATA_HOME": str(data)})
+        assert [(s.agent, s.path) for s in found] == [("opencode", database)]
+
+    def test_runs_reads_the_store_and_lists_no_info_file(self, tmp_path: Path) -> None:
+        storage = self.storage(tmp_path)
+        out, err = io.StringIO(), io.StringIO()
+        assert main(["runs", "--home", str(tmp_path), "--json"], out=out, err=err) == 0
+        rows = [json.loads(line) for line in out.getvalue().splitlines()]
+        assert [row["path"] for row in rows] == [str(storage)]
+        assert rows[0]["messages"] > 0 and "error" not in rows[0]
 
 
 class TestRunsCommand:
