@@ -43,7 +43,12 @@ def run_account(item: LoadedConversation) -> None:
 def session_picker(configured: Sequence[Path]) -> None:
     """The sessions the agents wrote (inside the roots), newest first, and a button that loads the chosen one."""
     st.subheader(t("load.picker_title"), anchor=False)
-    offered = sessions.offered_sessions(configured)
+    found = sessions.offered_sessions(configured)
+    offered = [one for one in found if not one.folder]
+    folders = [one for one in found if one.folder]
+    if folders:  # a page opens files only: a store kept as a folder is named with the command that reads it
+        where = ", ".join(roots.root_label(configured[one.root_index]) + one.relative for one in folders)
+        st.caption(t("load.picker_folders", folders=where))
     if not offered:
         st.caption(t("load.picker_none"))
         return

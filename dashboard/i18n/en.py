@@ -1000,6 +1000,10 @@ STRINGS.update(
         "load.picker": "Session (newest first)",
         "load.picker_load": "Load this session",
         "load.picker_none": "No agent session folder lies inside the allowed roots.",
+        "load.picker_folders": (
+            "Kept as a folder, not a file, so this page cannot open it: {folders}. "
+            "`compaction-lab inspect FOLDER` and `compaction-lab fleet FOLDER` read it."
+        ),
         "tune.cannot_compact.no_real_user": (
             "This run cannot compact: it has no real user request, so there is no span to summarise (a lower "
             "ratio would not help)."

@@ -26,6 +26,8 @@ class OfferedSession:
     session: SessionFile
     root_index: int
     relative: str
+    #: A session store kept as a folder (OpenCode's ``storage/``): the command line reads it, a page reads files.
+    folder: bool = False
 
 
 def _inside(path: Path, configured: Sequence[Path]) -> int | None:
@@ -54,5 +56,6 @@ def _offered(
         real = session.path.resolve()
         index = _inside(real, configured)
         if index is not None:
-            offered.append(OfferedSession(session, index, str(real.relative_to(configured[index].resolve()))))
+            relative = str(real.relative_to(configured[index].resolve()))
+            offered.append(OfferedSession(session, index, relative, folder=real.is_dir()))
     return offered

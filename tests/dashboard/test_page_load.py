@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import layout
 from dashboard.state import keys
+from tests.compressor.formats.test_opencode import STORAGE
+from tests.conftest import TRANSCRIPTS
 from tests.dashboard.conftest import APP, SAMPLES, demo_conversation, no_exception, texts, unescaped
 
 GOOD = {"messages": [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}]}
@@ -137,3 +140,28 @@ class TestSamplesAndServerFiles:
         load.button(key=keys.page_widget("load", "review")).click().run()
         no_exception(load)
         assert load.title[0].value == "Dump review"
+
+
+class TestSessionPicker:
+    def test_a_session_file_is_offered_and_a_store_folder_is_named_with_the_command_that_reads_it(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        home = tmp_path / "home"
+        project = home / ".claude" / "projects" / "p"
+        project.mkdir(parents=True)
+        shutil.copy(TRANSCRIPTS / "claude-code-session.jsonl", project / "s.jsonl")
+        shutil.copytree(STORAGE, home / ".local" / "share" / "opencode" / "storage")
+        for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HOME", str(home))
+        monkeypatch.setenv("COMPACTION_LAB_ROOTS", str(home))
+        at = AppTest.from_file(str(APP), default_timeout=30).run()
+        at.switch_page("views/load.py").run()
+        no_exception(at)
+        offered = at.selectbox(key=keys.page_widget("load", "session")).options
+        assert len(offered) == 1 and offered[0].startswith("claude-code") and "s.jsonl" in offered[0]
+        shown = texts(at)
+        assert ".local/share/opencode/storage" in shown and "compaction-lab inspect FOLDER" in shown
+        at.button(key=keys.page_widget("load", "open_session")).click().run()
+        no_exception(at)
+        assert "s.jsonl" in at.selectbox(key=keys.W_CONVERSATION).value
