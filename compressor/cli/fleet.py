@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from dashboard.i18n import counted
+
 from ..errors import ConfigError
 from ..fleet import (
     DEFAULT_HEADROOM,
@@ -278,8 +280,9 @@ def retention_text(fleet: Fleet) -> str:
 def format_fleet(fleet: Fleet) -> str:
     counts, grid = fleet.counts, fleet.grid
     lines = [
-        f"fleet: {counts.runs:,} runs in {counts.files:,} files ({counts.processed:,} read and counted, "
-        f"{counts.reused:,} from the catalog, {counts.broken:,} unreadable); {len(fleet.settings)} settings, "
+        f"fleet: {counted(counts.runs, 'run', 'en')} in {counted(counts.files, 'file', 'en')} "
+        f"({counts.processed:,} read and counted, {counts.reused:,} from the catalog, {counts.broken:,} unreadable); "
+        f"{counted(len(fleet.settings), 'setting', 'en')}, "
         f"summary {grid.summary}, counter {grid.counter}, capacity "
         + (f"{grid.context_max:,}" if grid.context_max else grid.model or "each run's own model"),
         f"catalog: {fleet.catalog}",

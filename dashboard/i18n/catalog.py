@@ -166,6 +166,7 @@ COUNT_NOUNS: tuple[str, ...] = (
     "item",
     "message",
     "record",
+    "run",
     "secret",
     "setting",
 )

@@ -245,6 +245,8 @@ STRINGS: dict[str, str] = {
     "count.message.other": "{n:,} messages",
     "count.record.one": "{n} record",
     "count.record.other": "{n:,} records",
+    "count.run.one": "{n} run",
+    "count.run.other": "{n:,} runs",
     "count.secret.one": "{n} possible secret",
     "count.secret.other": "{n:,} possible secrets",
     "count.setting.one": "{n} setting",

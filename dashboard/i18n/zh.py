@@ -206,6 +206,8 @@ STRINGS: dict[str, str] = {
     "count.record.other": "{n:,} 条记录",
     "count.secret.one": "{n} 处疑似密钥",
     "count.secret.other": "{n:,} 处疑似密钥",
+    "count.run.one": "{n} 次运行",
+    "count.run.other": "{n:,} 次运行",
     "count.setting.one": "{n} 个设置",
     "count.setting.other": "{n:,} 个设置",
     "dumps.folders": "文件夹",
