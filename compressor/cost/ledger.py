@@ -188,6 +188,16 @@ class CompactionCost:
         }
 
 
+def payback_calls(*, owed: float, saving: float) -> int | None:
+    """The **payback**: agent calls, the first one included, until ``saving`` at every later call covers what
+    is ``owed`` after the first (its call and that call's extra); None when it saves nothing per call."""
+    if owed <= 0:
+        return 1
+    if saving <= 0:
+        return None
+    return 1 + ceil(owed / saving - 1e-12)
+
+
 def compaction_cost(
     *,
     index: int,
@@ -217,15 +227,8 @@ def compaction_cost(
     extra = with_it - without
     saving = max(window_before - after, 0) * weights.cached
     call_cost = call.cost(weights)
-    owed = call_cost + extra
-    payback_calls: int | None
-    if owed <= 0:
-        payback_calls = 1
-    elif saving <= 0:
-        payback_calls = None
-    else:
-        payback_calls = 1 + ceil(owed / saving - 1e-12)
-    paid = payback_calls is not None and payback_calls <= horizon_calls
+    calls = payback_calls(owed=call_cost + extra, saving=saving)
+    paid = calls is not None and calls <= horizon_calls
     return CompactionCost(
         index=index,
         step=step,
@@ -247,7 +250,7 @@ def compaction_cost(
         first_call_extra=extra,
         saving_per_call=saving,
         payback="paid" if paid else "never",
-        payback_calls=payback_calls,
+        payback_calls=calls,
         horizon_calls=horizon_calls,
     )
 

@@ -3,6 +3,15 @@
 Invariant: a dump appears whole or not at all, and reading never raises past ``DumpFormatError``.
 """
 
+from .costs import (
+    DumpCallTokens,
+    DumpCost,
+    DumpCostTotal,
+    dump_call_tokens,
+    dump_cost,
+    price_dump_call,
+    total_cost,
+)
 from .debuglog import (
     DEBUG_DIR_ENV,
     DebugLog,
@@ -36,6 +45,9 @@ __all__ = [
     "OPENJIUWEN_KEYS",
     "TEMP_PREFIX",
     "DebugLog",
+    "DumpCallTokens",
+    "DumpCost",
+    "DumpCostTotal",
     "DumpIndex",
     "DumpIndexCache",
     "DumpRecord",
@@ -46,13 +58,17 @@ __all__ = [
     "build_dump_record",
     "debug_log_name",
     "debug_window",
+    "dump_call_tokens",
+    "dump_cost",
     "dump_file_name",
     "index_dumps",
     "package_version",
+    "price_dump_call",
     "read_debug_log",
     "read_dump",
     "resolve_debug_dir",
     "resolve_dump_dir",
     "span_built_fields",
+    "total_cost",
     "write_dump",
 ]
