@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from compressor.cost import CompactionCost, bundled_prices
-from compressor.messages import Conversation
-from compressor.replay import PriceChoice, Simulation, assess_simulation, resolve_price
+from compressor.cost import CompactionCost
+from compressor.replay import PriceChoice, Simulation, assess_simulation
 from dashboard import tables
 from dashboard.compaction_view import live_replay_panel
 from dashboard.components import stats, table
 from dashboard.i18n import Stat, counted, option_labels
+from dashboard.price_picker import amount, price_caption
 from dashboard.settings import Settings
 from dashboard.sources import LoadedConversation
 from dashboard.state import keys, replays, session
@@ -61,56 +61,6 @@ def summary_model(item: LoadedConversation, settings: Settings) -> None:
         st.caption(t("tune.offline_note"))
     if kind == "live":
         live_replay_panel(item, settings)
-
-
-#: The picker's first choice: the model the sidebar names (a model's window), else the one the run's file names.
-OWN = ""
-
-
-def amount(value: float, unit: str) -> str:
-    """A cost as the recommendation writes it: "$0.0330" ("-$0.0081" below zero), or "14,411 tokens"."""
-    if unit != "usd":
-        return t("tune.cost.tokens", tokens=round(value))
-    return f"-${-value:,.4f}" if value < 0 else f"${value:,.4f}"
-
-
-def price_choice(conversation: Conversation, settings: Settings) -> PriceChoice:
-    """The price picker: the run's own model's row (the CLI's default), or any row of the bundled table."""
-    own = resolve_price(conversation, model=settings.capacity_model)
-    names = [OWN, *sorted(bundled_prices())]
-    if own.price is not None:
-        first = t("tune.price.own", model=own.price.model)
-    else:
-        first = t("tune.price.none", model=own.asked) if own.asked else t("tune.price.unnamed")
-
-    def label(name: str) -> str:  # made from words fixed now: Streamlit may call it after the run
-        return name or first
-
-    chosen = st.selectbox(
-        t("tune.price"),
-        names,
-        format_func=label,
-        key=keys.page_widget("tune", "price"),
-        help=t("tune.price_help"),
-        width=360,
-    )
-    return own if not chosen else resolve_price(conversation, price_model=chosen)
-
-
-def price_caption(choice: PriceChoice) -> str:
-    price = choice.price
-    if price is None:
-        return t("tune.price_caption.tokens")
-    return t(
-        "tune.price_caption",
-        model=price.model,
-        input=f"{price.input:g}",
-        cached=f"{price.cached_input:g}",
-        write=f"{price.cache_write:g}",
-        output=f"{price.output:g}",
-        source=price.source or "—",
-        date=price.date or "—",
-    )
 
 
 def run_bill(simulation: Simulation, choice: PriceChoice) -> None:

@@ -8,7 +8,7 @@ import streamlit as st
 from compressor.quality import score_replay
 from compressor.replay import Recommendation, assess_sweep, recommend
 from compressor.window_parts import run_peaks
-from dashboard import charts, loading, report, tables, tune_view
+from dashboard import charts, loading, price_picker, report, tables, tune_view
 from dashboard.components import plain, stats, stop_when_empty, table
 from dashboard.follow import follow_panel
 from dashboard.i18n import (
@@ -83,7 +83,7 @@ else:
 
 # -- what it costs: the price, the run's bill and each compaction's line (cache writes, payback) -------------
 st.subheader(t("tune.bill"))
-price = tune_view.price_choice(conversation, settings)
+price = price_picker.price_choice(conversation, settings)
 tune_view.run_bill(simulation, price)
 
 # -- the sweep ------------------------------------------------------------------------------------
@@ -130,7 +130,7 @@ bills = assess_sweep(
 )  # every setting's bill at the chosen price (the recommendation's own)
 unit = "usd" if price.price is not None else "tokens"
 tabs[-1].plotly_chart(
-    charts.cost_heatmap(swept, bills, labels=labels, amount=lambda v: tune_view.amount(v, unit)),
+    charts.cost_heatmap(swept, bills, labels=labels, amount=lambda v: price_picker.amount(v, unit)),
     key="tune_heat_cost",
 )
 
