@@ -14,10 +14,12 @@ import streamlit as st
 
 from compressor.dumps import DumpRecord
 from compressor.dumps.debuglog import debug_log_name
+from compressor.replay import PriceChoice
 
 from . import charts, tables
 from .compaction_view import compaction_run, show_result, summary_checklist
 from .components import cell_words, error_line, flag_summary_secrets, message_picker, plain, stats, table
+from .dump_cost_view import dump_cost_stats
 from .i18n import chart_labels, counted, dump_stats, option_labels, role_names, segment_names
 from .settings import Settings, with_changes
 from .sources import dump_conversation, oversized_message
@@ -37,10 +39,14 @@ def recorded_settings(record: DumpRecord, current: Settings) -> Settings:
     )
 
 
-def show_dump(path: str, record: DumpRecord, current: Settings, *, base: Path) -> None:
-    """The dump at ``path`` (shown relative to ``base``) in detail."""
+def show_dump(
+    path: str, record: DumpRecord, current: Settings, *, base: Path, price: PriceChoice | None = None
+) -> None:
+    """The dump at ``path`` (shown relative to ``base``) in detail; its compaction call at ``price`` when given."""
     language = session.language()
     stats(dump_stats(record, language))
+    if price is not None:
+        dump_cost_stats(path, price, current.counter)
     backend = record.backend or t("dumps.openjiuwen_dump")
     st.caption(
         plain(t("dumps.record", session=record.session_id, context=record.context_id, backend=backend))

@@ -511,6 +511,31 @@ STRINGS: dict[str, str] = {
     "dumps.rerun_backend.replay": "Replay the recorded reply",
     "dumps.rerun_backend.live": "The Live compaction page's backend",
     "dumps.rerun_compare": "The recorded compaction went from {before:,} to {after:,} tokens.",
+    "dumps.cost.title": "What it cost",
+    "dumps.cost.note": (
+        "Each dump's compaction call: its tokens in and out are the usage the dump reports when it has one "
+        "(reported), else counted (counted) from the request it sent and its raw reply, with the counter the "
+        "dump's own numbers were counted with (the sidebar's, {counter}, when the dump does not say). A dump says "
+        "nothing of the cache: the saving is the tokens it took out of the context, at the input price, at every "
+        "later call, and it pays back after call ÷ saving calls."
+    ),
+    "dumps.cost.from.reported": "reported",
+    "dumps.cost.from.counted": "counted",
+    "dumps.cost.col.input": "Call input (tokens)",
+    "dumps.cost.col.output": "Call output (tokens)",
+    "dumps.cost.col.usage": "Tokens",
+    "dumps.cost.payback": "after {calls}",
+    "dumps.cost.never": "never: it saves nothing per call",
+    "dumps.cost.tokens": "Compaction call, tokens in / out",
+    "dumps.cost.total": "Compaction calls, {dumps} shown",
+    "dumps.cost.total_saving": "Saved per later call, together",
+    "dumps.cost.sources": "Tokens: {reported} reported, {counted} counted.",
+    "dumps.cost.total_button": "Price all {dumps} shown",
+    "dumps.cost.detail.reported": "The compaction call's tokens are the usage the dump reports.",
+    "dumps.cost.detail.counted": (
+        "The compaction call's tokens are counted with {counter} (the dump reports no usage): the request it sent "
+        "and its raw reply."
+    ),
     # Tune page
     "tune.bill": "What it costs",
     "tune.price": "Price the run as",

@@ -426,6 +426,26 @@ STRINGS: dict[str, str] = {
     "dumps.rerun_backend.replay": "重放记录的回复",
     "dumps.rerun_backend.live": "“实时压缩”页面配置的后端",
     "dumps.rerun_compare": "记录中的压缩将 token 从 {before:,} 降到 {after:,}。",
+    "dumps.cost.title": "压缩成本",
+    "dumps.cost.note": (
+        "每个转储的压缩调用：输入和输出 token 取转储上报的用量（上报），没有时由它发送的请求和原始回复计数（计数），"
+        "计数器与转储自身数字所用的相同（转储未注明时用侧边栏的 {counter}）。转储不记录缓存：节省是它从上下文中去掉的 "
+        "token，按输入价格计，之后每次调用都节省；回本所需调用次数为 调用成本 ÷ 每次节省。"
+    ),
+    "dumps.cost.from.reported": "上报",
+    "dumps.cost.from.counted": "计数",
+    "dumps.cost.col.input": "调用输入（token）",
+    "dumps.cost.col.output": "调用输出（token）",
+    "dumps.cost.col.usage": "token 来源",
+    "dumps.cost.payback": "{calls}后回本",
+    "dumps.cost.never": "永不回本：之后每次调用没有节省",
+    "dumps.cost.tokens": "压缩调用输入 / 输出 token",
+    "dumps.cost.total": "压缩调用（显示的 {dumps}）",
+    "dumps.cost.total_saving": "之后每次调用合计节省",
+    "dumps.cost.sources": "token：{reported} 个上报，{counted} 个计数。",
+    "dumps.cost.total_button": "为显示的 {dumps}计价",
+    "dumps.cost.detail.reported": "压缩调用的 token 取转储上报的用量。",
+    "dumps.cost.detail.counted": "压缩调用的 token 由 {counter} 计数（转储没有上报用量）：它发送的请求和原始回复。",
     "tune.bill": "成本",
     "tune.price": "计价模型",
     "tune.price.own": "运行自己的模型（{model}）",

@@ -14,8 +14,10 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from compressor.dumps import DumpIndex, DumpIndexCache, DumpRecord, index_dumps, read_dump
+from compressor.dumps import DumpCallTokens, DumpIndex, DumpIndexCache, DumpRecord, index_dumps, read_dump
+from compressor.dumps import dump_call_tokens as call_tokens_of
 from compressor.dumps.reader import DumpSpan
+from compressor.errors import DumpFormatError
 
 from .. import dump_uploads, roots
 from . import conversations, keys, scratch
@@ -156,3 +158,18 @@ def dump_span(path: str, counter: str) -> DumpSpan:
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _dump_span(path: str, mtime_ns: int, size: int, counter: str) -> DumpSpan:
     return _dump_record(path, mtime_ns, size).span(counter)
+
+
+def dump_call_tokens(path: str, counter: str) -> DumpCallTokens | None:
+    """``compressor.dumps.dump_call_tokens`` of the dump at ``path``, once per version of the file and counter;
+    None when the file is no longer a readable dump (it changed since the folder was listed)."""
+    try:
+        stat = Path(path).stat()
+        return _dump_call_tokens(path, stat.st_mtime_ns, stat.st_size, counter)
+    except (DumpFormatError, OSError):
+        return None
+
+
+@st.cache_resource(max_entries=4096, show_spinner=False)
+def _dump_call_tokens(path: str, mtime_ns: int, size: int, counter: str) -> DumpCallTokens:
+    return call_tokens_of(_dump_record(path, mtime_ns, size), counter)

@@ -9,7 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from compressor.errors import CompressorError
-from dashboard import charts, quality, roots, tables
+from dashboard import charts, dump_cost_view, quality, roots, tables
 from dashboard.browser import folder_browser
 from dashboard.components import error_line, plain, table
 from dashboard.dump_view import show_dump
@@ -173,6 +173,9 @@ if axis == "sequence":
     time_tab.caption(t("dumps.by_sequence"))
 time_tab.plotly_chart(charts.over_time(shown, labels=labels, axis=axis), key="dumps_time")
 
+price = dump_cost_view.price_section(settings)  # Tune's picker; then the total of the dumps shown
+dump_cost_view.folder_total(shown["path"].tolist(), price, settings.counter)
+
 pages = tables.page_count(len(shown), PAGE_SIZE)
 page = st.number_input(
     t("dumps.page", pages=pages),
@@ -183,15 +186,21 @@ page = st.number_input(
     key=keys.page_widget("dumps", "page"),
     width=200,
 )
+on_page = tables.page_of(shown, int(page), PAGE_SIZE)
+costs = dump_cost_view.costs_of(on_page["path"], price, settings.counter)  # each listed dump's call, priced
+unit = dump_cost_view.unit_of(price)
 table(
-    tables.dump_table(tables.page_of(shown, int(page), PAGE_SIZE), here=t("dumps.this_folder")),
+    dump_cost_view.with_costs(
+        tables.dump_table(on_page, here=t("dumps.this_folder")), on_page["path"], costs
+    ),
     hide_index=True,
+    labels=dump_cost_view.cost_headers(unit),
     column_config={
         "reduction_ratio": st.column_config.NumberColumn(format=tables.SHARE_FORMAT),
         "folder": st.column_config.TextColumn(width="medium"),
+        **dump_cost_view.cost_config(unit),
     },
 )
-on_page = tables.page_of(shown, int(page), PAGE_SIZE)
 quality.folder_kept(on_page["path"].tolist(), on_page["file"].tolist())  # what the dumps listed forgot
 
 
@@ -220,7 +229,7 @@ def one_dump() -> None:
         st.error(error_line(str(error)))
         return
     quality.dump_kept(path, record.before, keys.page_widget("dumps", "kept_jump"))
-    show_dump(path, record, settings, base=reviewed)
+    show_dump(path, record, settings, base=reviewed, price=price)
 
 
 reviewed: Path = folder  # known from here on, in the function above too
