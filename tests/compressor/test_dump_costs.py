@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from compressor.cost import Price
+from compressor.cost.ledger import payback_calls
 from compressor.dumps import DumpRecord, build_dump_record, read_dump, write_dump
 from compressor.dumps.costs import (
     DumpCallTokens,
@@ -199,3 +200,27 @@ class TestFolder:
         record = a_dump(tmp_path)
         with pytest.raises(ValueError, match="same unit"):
             total_cost([dump_cost(record, PRICE), dump_cost(record, None)], "usd")
+
+
+class TestTunesPayback:
+    """The payback is Tune's (``payback_calls``): calls, the first included, until the saving covers the rest."""
+
+    @pytest.mark.parametrize(
+        ("owed", "saving", "calls"),
+        [(0.0, 5.0, 1), (-3.0, 0.0, 1), (10.0, 0.0, None), (10.0, 5.0, 3), (10.0, 4.0, 4), (9.0, 10.0, 2)],
+    )
+    def test_table(self, owed: float, saving: float, calls: int | None) -> None:
+        assert payback_calls(owed=owed, saving=saving) == calls
+
+    def test_a_dump_owes_its_call_less_the_first_calls_saving(self) -> None:
+        # no cache in a dump: 1 + ceil((cost − saving) / saving) = ceil(cost / saving); 250 / 60 → 5
+        call = DumpCallTokens(
+            input_tokens=200,
+            cached_tokens=0,
+            output_tokens=50,
+            source="counted",
+            counter="cl100k_base",
+            tokens_before=100,
+            tokens_after=40,
+        )
+        assert price_dump_call(call, None).payback_calls == 5 == payback_calls(owed=250 - 60, saving=60)

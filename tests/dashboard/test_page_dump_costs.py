@@ -134,3 +134,19 @@ class TestDemoDumps:
         price = find_price(PRICED)
         assert_listing_is_the_librarys(at, expected(paths, price), price)
         assert_detail_is_the_librarys(at, price)
+
+
+class TestManyDumps:
+    def test_past_the_limit_the_total_waits_for_a_click(
+        self, dump_root: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from dashboard import dump_cost_view
+
+        monkeypatch.setattr(dump_cost_view, "TOTAL_AT_ONCE", 2)  # 3 dumps shown: one more than at once
+        at = open_dumps()
+        no_exception(at)
+        assert not any(m.label.startswith("Compaction calls,") for m in at.metric)
+        at.button(key=keys.page_widget("dumps", "price_all")).click().run()
+        no_exception(at)
+        costs = expected(listed_paths(at, dump_root), None)
+        assert_listing_is_the_librarys(at, costs, None)
