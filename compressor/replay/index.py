@@ -7,9 +7,7 @@ memory blocks and recovered-context messages simulated compactions added (intern
 from __future__ import annotations
 
 import threading
-from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate
 from typing import Any, Literal
@@ -29,39 +27,9 @@ from ..reinjection import (
 from ..skills import might_load_a_skill
 from ..tokens import LIST_OVERHEAD, TokenCounter, profile, usage_tail_tokens
 from ..upstream_sizing import memory_tokens, reinjection_tokens
+from .rounds import OriginalRounds, Read, RoundState, walk_rounds
 
 TotalSource = Literal["usage", "counted"]
-#: The completed-rounds walk's state after a position: (round start, pending call ids, rounds completed).
-RoundState = tuple[int | None, frozenset[str] | None, int]
-
-
-@dataclass(frozen=True, slots=True)
-class Read:
-    """A read call whose result names a file: one candidate for the recovered-context message (SPEC §12)."""
-
-    key: tuple[int, int, int]  # (assistant entry, call number, result entry)
-    path: str
-    charge: int
-    file: ReinjectedFile
-
-
-@dataclass(frozen=True)
-class OriginalRounds:
-    """The completed rounds of the original context, and where each file first became visible."""
-
-    rounds: tuple[tuple[Read, ...], ...]
-    state_after: tuple[RoundState, ...]  # [p]: the walk's state after position p
-    path_sites: dict[str, list[int]]  # path → the tool results naming it in their JSON ``file_path``, in order
-
-    def visible_between(self, start: int, end: int, exclude: set[str]) -> set[str]:
-        """Paths (other than ``exclude``) named by a tool result among the original messages ``[start, end)``."""
-        found: set[str] = set()
-        for path, sites in self.path_sites.items():
-            if path not in exclude:
-                at = bisect_left(sites, start)
-                if at < len(sites) and sites[at] < end:
-                    found.add(path)
-        return found
 
 
 def filler(counter: TokenCounter, tokens: int) -> str:
@@ -124,7 +92,9 @@ class RunIndex:
             if message.is_real_user:
                 last_user = i
             self.last_user_upto.append(last_user)
-        self.call_points: tuple[int, ...] = tuple(i for i, role in enumerate(self.roles) if role == "assistant")
+        self.call_points: tuple[int, ...] = tuple(
+            i for i, role in enumerate(self.roles) if role == "assistant"
+        )
         #: the run loads skills (SKILL.md): only then does a compaction look for them (SPEC §12)
         self.loads_skills = any(might_load_a_skill(messages[i]) for i in self.callers)
         self.uncompacted, self.sources = self._uncompacted_windows()
@@ -178,7 +148,9 @@ class RunIndex:
         if cached is not None:
             return cached
         tool_ids, sites = self.tool_ids, self.call_sites
-        first_site = [-1 if call_id is None else sites.get(call_id, (-1,))[0] for call_id in tool_ids[: self.n]]
+        first_site = [
+            -1 if call_id is None else sites.get(call_id, (-1,))[0] for call_id in tool_ids[: self.n]
+        ]
         starts: list[int] = []
         for i in self.call_points:
             start = max(i - keep, 0) if keep > 0 else i
@@ -209,7 +181,9 @@ class RunIndex:
         counts: list[int] = []
         for i, split in zip(self.call_points, splits, strict=True):
             start = last_user[i] + 1
-            counts.append(cumulative[split] - cumulative[start] + LIST_OVERHEAD if start > 0 and split > start else -1)
+            counts.append(
+                cumulative[split] - cumulative[start] + LIST_OVERHEAD if start > 0 and split > start else -1
+            )
         built = tuple(counts)
         with self._lock:
             self._compress[keep] = built
@@ -218,7 +192,11 @@ class RunIndex:
     # -- interned additions --------------------------------------------------------------------
 
     def _intern(
-        self, key: Any, make: Callable[[], tuple[Message | None, int]], role: str = "user", tool_id: str | None = None
+        self,
+        key: Any,
+        make: Callable[[], tuple[Message | None, int]],
+        role: str = "user",
+        tool_id: str | None = None,
     ) -> int:
         found = self._interned.get(key)  # an entry once interned never changes: no lock to find it
         if found is not None:
@@ -240,7 +218,9 @@ class RunIndex:
     def sized_memory(self, summary_tokens: int) -> int:
         """A memory block whose summary costs ``summary_tokens`` (its text is built only when needed)."""
         key = ("memory", summary_tokens)
-        entry = self._interned.get(key) or self._intern(key, lambda: (None, self.memory_overhead + summary_tokens))
+        entry = self._interned.get(key) or self._intern(
+            key, lambda: (None, self.memory_overhead + summary_tokens)
+        )
         self.summary_tokens[entry] = summary_tokens
         return entry
 
@@ -333,7 +313,11 @@ class RunIndex:
         if entry in self._result_paths:
             return self._result_paths[entry]
         parsed = parse_tool_result(result_text_of(self.message(entry)))
-        path = parsed["file_path"] if isinstance(parsed, dict) and isinstance(parsed.get("file_path"), str) else None
+        path = (
+            parsed["file_path"]
+            if isinstance(parsed, dict) and isinstance(parsed.get("file_path"), str)
+            else None
+        )
         self._result_paths[entry] = path
         return path
 
@@ -366,73 +350,6 @@ class RunIndex:
         built = OriginalRounds(tuple(rounds), tuple(states), path_sites)
         self._original_rounds = built
         return built
-
-
-def walk_rounds(
-    index: RunIndex,
-    entries: Sequence[int],
-    begin: int,
-    end: int,
-    start: int | None,
-    pending: set[str] | None,
-    rounds: list[tuple[Read, ...]],
-    *,
-    watch: int = -1,
-    states: list[RoundState] | None = None,
-) -> tuple[int | None, set[str] | None, RoundState | None]:
-    """reinjection.completed_rounds over ``entries[begin:end]`` from a given state, appending each round's reads.
-
-    Returns the state after ``end`` and the state after position ``watch`` (None when it was not walked).
-    """
-    roles, call_ids, tool_ids = index.roles, index.call_ids, index.tool_ids
-    watched: RoundState | None = None
-    for position in range(begin, end):
-        entry = entries[position]
-        role = roles[entry]
-        if start is None or (role == "user" and pending is None):
-            start = position
-        if role == "assistant":
-            ids = call_ids[entry]
-            if ids:
-                pending = set(ids)
-            else:
-                rounds.append(round_reads(index, entries, start, position + 1))
-                start, pending = None, None
-        elif role == "tool" and pending is not None:
-            pending.discard(tool_ids[entry] or "")
-            if not pending:
-                rounds.append(round_reads(index, entries, start, position + 1))
-                start, pending = None, None
-        if position == watch or states is not None:
-            state = (start, frozenset(pending) if pending is not None else None, len(rounds))
-            if position == watch:
-                watched = state
-            if states is not None:
-                states.append(state)
-    return start, pending, watched
-
-
-def round_reads(index: RunIndex, entries: Sequence[int], start: int, end: int) -> tuple[Read, ...]:
-    """The read calls of one round in call order, each with its last result inside the round."""
-    read_calls = index.read_calls
-    callers = [entries[p] for p in range(start, end) if entries[p] in read_calls]
-    if not callers:
-        return ()
-    tool_ids = index.tool_ids
-    last: dict[str, int] = {}
-    for position in range(start, end):
-        call_id = tool_ids[entries[position]]
-        if call_id is not None:
-            last[call_id] = entries[position]
-    reads: list[Read] = []
-    for caller in callers:
-        for number, call in read_calls[caller]:
-            result = last.get(call.id)
-            if result is not None:
-                read = index.snapshot(caller, number, result)
-                if read is not None:
-                    reads.append(read)
-    return tuple(reads)
 
 
 def run_index(

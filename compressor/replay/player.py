@@ -15,9 +15,9 @@ from itertools import accumulate
 from ..errors import ConfigError
 from ..tokens import LIST_OVERHEAD
 from ..trigger import min_target_for, threshold_for
-from .context import HeldContext
+from .compaction import UNCHANGED, Compacting, step_event
 from .index import RunIndex, TotalSource
-from .values import CompactionEvent, LiveCompaction, Outcome, Step, StepEvent, SummaryModel
+from .values import CompactionEvent, LiveCompaction, Outcome, Step, SummaryModel
 
 
 @dataclass(frozen=True)
@@ -27,16 +27,13 @@ class Played:
     compactions: tuple[CompactionEvent, ...]
 
 
-#: No message of the context changed yet at this call (a position past any context).
-UNCHANGED = 1 << 62
-
-
-class Player(HeldContext):
+class Player(Compacting):
     """Plays a run back under settings, holding the compacted context as entry ids with prefix sums.
 
     The context is a *frozen* part ``entries[:plain_from]`` (what compactions rearranged) followed by the
     original messages ``[o0, i)`` in order (``HeldContext``). A step that does not compact costs O(1) (O(keep)
-    right after a compaction), and ``play`` without recording skips whole stretches of steps at once.
+    right after a compaction), and ``play`` without recording skips whole stretches of steps at once. The
+    decision and the compaction at a call are ``Compacting``'s (``replay.compaction``).
     """
 
     strategy = "openjiuwen"
@@ -143,10 +140,6 @@ class Player(HeldContext):
 
     # -- stretches without a compaction ---------------------------------------------------------
 
-    def _front(self) -> int:
-        """What every window holds besides its messages: system, tools, hidden overhead."""
-        return self.index.system_tokens + self.index.tools_tokens + self.hidden
-
     def _base(self) -> int:
         """Once compacted, the window at call point ``j`` is this plus ``point_cumulative[j]`` until the next change."""
         original = self.index.original_cumulative
@@ -211,7 +204,9 @@ class Player(HeldContext):
                                 break
                         elif start > 0:
                             split = starts[hit] if keep else i
-                            if split < o0 or (split + shift > start and offset + original[split] >= min_target):
+                            if split < o0 or (
+                                split + shift > start and offset + original[split] >= min_target
+                            ):
                                 break
                     hit += 1
                 self._pass_compacted(step, hit, base)
@@ -259,7 +254,7 @@ class Player(HeldContext):
             else:
                 self.refused += 1
             self.events.append(attempt)
-        event = _step_event(attempts)
+        event = step_event(attempts)
         cached = min(self._usable, sent)
         self.agent += sent
         self.cached += cached
@@ -290,151 +285,3 @@ class Player(HeldContext):
                     cached_tokens=cached,
                 )
             )
-
-    def _attempts(
-        self, step: int, i: int, total: int, size: int, shift: int
-    ) -> tuple[str, int | None, list[CompactionEvent]]:
-        """The trigger's reason at this call, the span's count(compress), and the attempts made (applied)."""
-        reason, compress, attempt = self._summarise(step, i, total, size, shift)
-        return reason, compress, [attempt] if attempt is not None else []
-
-    def _summarise(
-        self, step: int, i: int, total: int, size: int, shift: int
-    ) -> tuple[str, int | None, CompactionEvent | None]:
-        """openJiuwen's decision (SPEC §8) on the held context and, on a hit, its compaction (SPEC §10)."""
-        if total < self.threshold:
-            return "below_threshold", None, None
-        index = self.index
-        user = index.last_user_upto[i]
-        start = (user + shift if user >= self.materialised else self.last_user) + 1
-        if start <= 0:
-            return "no_compressible_span", None, None
-        split = self._split(step, size, shift)
-        if split <= start:
-            return "no_compressible_span", None, None
-        compress = self._cumulative_at(split) - self._cumulative_at(start) + LIST_OVERHEAD
-        if compress < self.min_target:
-            return "target_below_min", compress, None
-        if self.first is None:
-            self.first = i
-        self._materialise(i)
-        attempt = self._compact(step, i, total, start, split, compress)
-        if attempt.status == "compacted":
-            self._usable = min(self._usable, attempt.preserved_tokens)
-            self._changed_from = min(self._changed_from, attempt.span[0])
-        return "reached_threshold", compress, attempt
-
-    def _request_cached(self, split: int) -> int:
-        """Of a compaction request sending ``context[:split]``, what it reads from the agent's cache: the front and
-        the messages it shares with the previous call, and that call's reply opening when the reply follows."""
-        common = min(split, self._prev_size, self._changed_from)
-        index = self.index
-        shared = index.system_tokens + index.tools_tokens + self._cumulative_at(common)
-        if common == self._prev_size < split:
-            shared += LIST_OVERHEAD
-        return min(self._usable, shared)
-
-    # -- one compaction ------------------------------------------------------------------------
-
-    def _compact(self, step: int, i: int, total: int, start: int, split: int, compress: int) -> CompactionEvent:
-        """One compaction at call ``step``: the event, with the cache it finds (``previous_tokens``) and leaves
-        (``preserved_tokens``: the front and the kept prefix; the window after is the front plus tokens_after)."""
-        if self.model.kind == "live":
-            return self._compact_live(step, i, total, start, split, compress)
-        index, entries, cumulative = self.index, self.entries, self.cumulative
-        size = len(entries)
-        front = self._front()
-        before = cumulative[size] + LIST_OVERHEAD
-        request = index.system_tokens + cumulative[split] + index.prompt_tokens + LIST_OVERHEAD + index.tools_tokens
-        request_cached = self._request_cached(split)
-        span = (start, split - start, size - split)
-        prefix_tokens, tail_tokens = self._list_tokens(0, start), self._list_tokens(split, size)
-        if self.model.kind == "fixed":
-            memory = index.sized_memory(self.model.tokens)
-        elif self.model.kind == "ratio":
-            wanted = int(self.model.ratio * compress)
-            if wanted <= 0:  # the compactor treats an empty summary as a failed compaction
-                return CompactionEvent(
-                    index=i, status="skipped", reason="empty_summary", context_tokens=total, span=span,
-                    compress_tokens=compress, summary_tokens=0, memory_tokens=0, reinjection_tokens=0,
-                    reinjected_files=(), request_tokens=request, calls=1, tokens_before=before,
-                    tokens_after=before, prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
-                    request_cached_tokens=request_cached, step=step, sent_tokens=total,
-                    previous_tokens=self._usable,
-                )
-            memory = index.sized_memory(wanted)
-        else:
-            memory = index.offline_summary(entries[:split])
-        added = self.files.message(
-            self.entries, self.materialised, self.plain_from, self.last_user, start, split, memory
-        )
-        memory_tokens = index.tokens[memory]
-        added_tokens = index.tokens[added] if added is not None else 0
-        files = index.reinjected[added] if added is not None else ()
-        after = cumulative[start] + memory_tokens + added_tokens + cumulative[size] - cumulative[split] + LIST_OVERHEAD
-        compacted = after < before
-        if compacted:
-            self._replace(start, split, [memory] if added is None else [memory, added])
-        return CompactionEvent(
-            index=i, status="compacted" if compacted else "skipped", reason="" if compacted else "no_benefit",
-            context_tokens=total, span=span, compress_tokens=compress, summary_tokens=index.summary_tokens[memory],
-            memory_tokens=memory_tokens, reinjection_tokens=added_tokens, reinjected_files=files,
-            request_tokens=request, calls=1, tokens_before=before, tokens_after=after,
-            prefix_tokens=prefix_tokens, tail_tokens=tail_tokens, request_cached_tokens=request_cached,
-            output_tokens=index.summary_tokens[memory], step=step, sent_tokens=front + after if compacted else total,
-            previous_tokens=self._usable, preserved_tokens=front + cumulative[start] if compacted else 0,
-        )
-
-    def _compact_live(self, step: int, i: int, total: int, start: int, split: int, compress: int) -> CompactionEvent:
-        assert self.live is not None
-        index, entries, cumulative = self.index, self.entries, self.cumulative
-        size = len(entries)
-        front = self._front()
-        before = cumulative[size] + LIST_OVERHEAD
-        live = self.live([index.message(e) for e in entries])
-        summary_tokens = index.counter.tok(live.summary) if live.summary else 0
-        prefix, _, tail = live.span
-        prefix_tokens, tail_tokens = self._list_tokens(0, prefix), self._list_tokens(size - tail, size)
-        # each call (retries and overflow shrinks included) resends the prefix the first one shared
-        request_cached = min(self._request_cached(size - tail) * live.calls, live.request_tokens)
-        retries = max(live.calls - 1, 0)
-        if not live.added:
-            return CompactionEvent(
-                index=i, status="skipped", reason=live.reason, context_tokens=total, span=live.span,
-                compress_tokens=compress, summary_tokens=summary_tokens, memory_tokens=0, reinjection_tokens=0,
-                reinjected_files=(), request_tokens=live.request_tokens, calls=live.calls, tokens_before=before,
-                tokens_after=before, prefix_tokens=prefix_tokens, tail_tokens=tail_tokens,
-                request_cached_tokens=request_cached, output_tokens=live.output_tokens, retries=retries,
-                backoff_seconds=live.backoff_seconds, step=step, sent_tokens=total, previous_tokens=self._usable,
-            )
-        if prefix != start:
-            raise RuntimeError(f"live compaction kept a prefix of {prefix} messages where {start} were expected")
-        # openJiuwen's benefit check, on openJiuwen's sizes of the added messages (our wording costs more).
-        memory_tokens, reinjection_tokens = live.added_tokens[0], sum(live.added_tokens[1:])
-        after = cumulative[prefix] + memory_tokens + reinjection_tokens + cumulative[size] - cumulative[size - tail]
-        after += LIST_OVERHEAD
-        compacted = after < before
-        if compacted:
-            added = [index.added_message(m, t) for m, t in zip(live.added, live.added_tokens, strict=True)]
-            self._replace(start, size - tail, added)
-        return CompactionEvent(
-            index=i, status="compacted" if compacted else "skipped", reason="" if compacted else "no_benefit",
-            context_tokens=total, span=live.span, compress_tokens=compress, summary_tokens=summary_tokens,
-            memory_tokens=memory_tokens, reinjection_tokens=reinjection_tokens, reinjected_files=live.reinjected_files,
-            request_tokens=live.request_tokens, calls=live.calls, tokens_before=before, tokens_after=after,
-            prefix_tokens=prefix_tokens, tail_tokens=tail_tokens, request_cached_tokens=request_cached,
-            output_tokens=live.output_tokens, retries=retries, backoff_seconds=live.backoff_seconds, step=step,
-            sent_tokens=front + after if compacted else total, previous_tokens=self._usable,
-            preserved_tokens=front + cumulative[prefix] if compacted else 0,
-        )
-
-
-def _step_event(attempts: list[CompactionEvent]) -> StepEvent:
-    """A call's event: a summary that compacted, else masking that changed the context, else a refusal."""
-    if not attempts:
-        return "none"
-    if any(a.status == "compacted" and a.kind == "summary" for a in attempts):
-        return "compacted"
-    if any(a.status == "compacted" for a in attempts):
-        return "masked"
-    return "skipped"

@@ -10,7 +10,8 @@ from collections.abc import Iterator, Sequence
 
 from ..reinjection import MAX_FILES, TOTAL_CHAR_BUDGET, completed_rounds
 from ..skills import select_skills
-from .index import OriginalRounds, Read, RoundState, RunIndex, walk_rounds
+from .index import RunIndex
+from .rounds import OriginalRounds, Read, RoundState, walk_rounds
 
 
 class RecoveredFiles:
