@@ -81,7 +81,7 @@ def cost_headers(unit: str) -> dict[str, str]:
         "call_output": t("dumps.cost.col.output"),
         "usage": t("dumps.cost.col.usage"),
         "call_cost": t("tune.cost.col.call") + suffix,
-        "saving_per_call": t("tune.cost.col.saving") + suffix,
+        "saving_per_call": t("dumps.cost.col.saving") + suffix,
         "payback": t("tune.cost.col.payback"),
     }
 
@@ -133,7 +133,7 @@ def dump_cost_stats(path: str, choice: PriceChoice, counter: str) -> None:
                 value=f"{cost.call.input_tokens:,} / {cost.call.output_tokens:,}",
             ),
             Stat(label=t("tune.cost.col.call"), value=amount(cost.call_cost, unit)),
-            Stat(label=t("tune.cost.col.saving"), value=amount(cost.saving_per_call, unit)),
+            Stat(label=t("dumps.cost.col.saving"), value=amount(cost.saving_per_call, unit)),
             Stat(label=t("tune.cost.col.payback"), value=payback_words(cost)),
         ]
     )

@@ -56,7 +56,7 @@ def assert_listing_is_the_librarys(at: AppTest, costs: list[DumpCost], price: Pr
     total = total_cost(costs, "usd" if price is not None else "tokens")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics[f"Compaction calls, {len(costs)} dumps shown"] == money(total.call_cost, price)
-    assert metrics["Saved per later call, together"] == money(total.saving_per_call, price)
+    assert metrics["Saved per later call (uncached), together"] == money(total.saving_per_call, price)
 
 
 def assert_detail_is_the_librarys(at: AppTest, price: Price | None) -> None:
@@ -64,7 +64,7 @@ def assert_detail_is_the_librarys(at: AppTest, price: Price | None) -> None:
     cost = dump_cost(read_dump(shown), price, "cl100k_base")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Compaction call"] == money(cost.call_cost, price)
-    assert metrics["Saved per later call"] == money(cost.saving_per_call, price)
+    assert metrics["Saved per later call (uncached)"] == money(cost.saving_per_call, price)
     assert metrics["Pays back"] == f"after {cost.payback_calls} calls"
 
 
