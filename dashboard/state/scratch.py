@@ -1,9 +1,10 @@
-"""Temporary folders: one per server process (``compaction-lab-<pid>-…`` in the system's temp folder), one per
-session inside it for uploaded dumps and live-run dumps.
+"""Temporary folders: one per server process (``compaction-lab-<pid>-<start>-…`` in the system's temp folder), one
+per session inside it for uploaded dumps and live-run dumps.
 
 Invariant: a session's folder is removed when the session ends (Streamlit releases session-scoped resources
 when a session disconnects or closes); the server's folder when the server exits; and a server starting up
-removes the folders of servers that are no longer running. No key is ever written here (the dump writer
+removes the folders of servers that are no longer running (a pid the system has given to another process since
+counts as not running: the process's start time, where the system tells it, is part of the name). No key is ever written here (the dump writer
 refuses to write one).
 """
 
@@ -18,14 +19,29 @@ from pathlib import Path
 
 import streamlit as st
 
-#: The server folders' names: ``compaction-lab-<pid>-<random>``.
+#: The server folders' names: ``compaction-lab-<pid>-<start>-<random>`` (``<start>`` left out where the system
+#: gives no process start time; folders of older versions have none either).
 SERVER_PREFIX = "compaction-lab-"
-_SERVER_NAME = re.compile(rf"{re.escape(SERVER_PREFIX)}(\d+)-[A-Za-z0-9_]+")
+_SERVER_NAME = re.compile(rf"{re.escape(SERVER_PREFIX)}(\d+)-(?:(\d+)-)?[A-Za-z0-9_]+")
 
 
-def _alive(pid: int) -> bool:
+def process_start(pid: int) -> str | None:
+    """When process ``pid`` started, in clock ticks since boot (Linux ``/proc/<pid>/stat``), or None."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()  # the name in parentheses may hold spaces
+    return fields[19] if len(fields) > 19 and fields[19].isdigit() else None
+
+
+def _alive(pid: int, start: str | None = None) -> bool:
     if pid == os.getpid():
-        return True
+        return start is None or start == process_start(pid)
+    if start is not None:
+        now = process_start(pid)
+        if now is not None:
+            return now == start  # another start time: the pid was given to another process
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -47,7 +63,7 @@ def remove_dead_servers(temp: Path | None = None) -> list[Path]:
         return removed
     for entry in entries:
         match = _SERVER_NAME.fullmatch(entry.name)
-        if match is None or _alive(int(match.group(1))):
+        if match is None or _alive(int(match.group(1)), match.group(2)):
             continue
         try:
             if entry.is_dir() and not entry.is_symlink():
@@ -66,7 +82,9 @@ def _remove(folder: Path) -> None:
 def server_folder() -> Path:
     """This server's temporary folder, made once (after removing those of dead servers), gone at exit."""
     remove_dead_servers()
-    folder = Path(tempfile.mkdtemp(prefix=f"{SERVER_PREFIX}{os.getpid()}-"))
+    start = process_start(os.getpid())
+    stamp = f"{start}-" if start is not None else ""
+    folder = Path(tempfile.mkdtemp(prefix=f"{SERVER_PREFIX}{os.getpid()}-{stamp}"))
     atexit.register(_remove, folder)
     return folder
 

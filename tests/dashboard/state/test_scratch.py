@@ -23,6 +23,15 @@ def dead_pid() -> int:
     return int(done.stdout)
 
 
+def _server_folder_name() -> None:
+    import streamlit as st
+
+    from dashboard.state import scratch
+
+    folder = scratch.server_folder()
+    st.session_state["name"], st.session_state["path"] = folder.name, str(folder)
+
+
 class TestDeadServers:
     def test_the_folders_of_servers_no_longer_running_are_removed(self, tmp_path: Path) -> None:
         dead = tmp_path / f"{scratch.SERVER_PREFIX}{dead_pid()}-abc123"
@@ -34,6 +43,30 @@ class TestDeadServers:
         other.mkdir()
         assert scratch.remove_dead_servers(tmp_path) == [dead]
         assert not dead.exists() and ours.exists() and other.exists()
+
+    def test_a_folder_whose_pid_another_process_has_now_is_removed(self, tmp_path: Path) -> None:
+        start = scratch.process_start(os.getpid())
+        assert start is not None and start.isdigit()  # Linux: /proc gives the start time
+        reused = tmp_path / f"{scratch.SERVER_PREFIX}{os.getpid()}-{int(start) + 1}-abc123"
+        reused.mkdir()  # an earlier server that had this process's pid
+        ours = tmp_path / f"{scratch.SERVER_PREFIX}{os.getpid()}-{start}-def456"
+        ours.mkdir()
+        parent = os.getppid()  # alive, and started before this process
+        theirs = tmp_path / f"{scratch.SERVER_PREFIX}{parent}-{scratch.process_start(parent)}-ghi789"
+        theirs.mkdir()
+        older = tmp_path / f"{scratch.SERVER_PREFIX}{parent}-jkl012"  # a name without the start time
+        older.mkdir()
+        assert scratch.remove_dead_servers(tmp_path) == [reused]
+        assert ours.exists() and theirs.exists() and older.exists()
+
+    def test_this_servers_folder_names_its_start(self, tmp_path: Path) -> None:
+        at = AppTest.from_function(_server_folder_name).run()
+        assert not at.exception
+        name = at.session_state["name"]
+        assert name.startswith(f"{scratch.SERVER_PREFIX}{os.getpid()}-{scratch.process_start(os.getpid())}-")
+        copy = tmp_path / name  # the same name elsewhere: the next server start would keep it
+        copy.mkdir()
+        assert scratch.remove_dead_servers(tmp_path) == [] and copy.exists()
 
     def test_a_link_named_like_a_server_folder_is_not_followed(self, tmp_path: Path) -> None:
         target = tmp_path / "keep"
