@@ -68,6 +68,9 @@ class TestServerKey:
             second = opened(browser, served)
             live_openai(second)
             second.get_by_text("Use the server's endpoint").click()
+            # the server's form (its model prefilled) is gone once the rerun the click started has drawn the
+            # visitor's; until then both can be on the page
+            expect(second.get_by_placeholder("server-model")).to_have_count(0)
             wait_idle(second)
             second.get_by_label("Base URL").fill(visitor.url)
             second.get_by_label("Model name").fill("visitor-model")
