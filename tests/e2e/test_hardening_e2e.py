@@ -44,6 +44,14 @@ def live_openai(page: Any) -> None:
     wait_idle(page)
 
 
+def own_endpoint(page: Any) -> None:
+    """Untick "Use the server's endpoint" and wait for the visitor's form: until the rerun the untick started has
+    drawn it, the server's form (its model prefilled) can still be on the page beside it."""
+    page.get_by_text("Use the server's endpoint").click()
+    expect(page.get_by_placeholder("server-model")).to_have_count(0)
+    wait_idle(page)
+
+
 def run_compaction(page: Any) -> None:
     page.get_by_role("button", name="Run compaction").click()
     expect(
@@ -67,11 +75,7 @@ class TestServerKey:
         with ScriptedServer([SNAPSHOT]) as visitor:  # the second session names an endpoint of its own
             second = opened(browser, served)
             live_openai(second)
-            second.get_by_text("Use the server's endpoint").click()
-            # the server's form (its model prefilled) is gone once the rerun the click started has drawn the
-            # visitor's; until then both can be on the page
-            expect(second.get_by_placeholder("server-model")).to_have_count(0)
-            wait_idle(second)
+            own_endpoint(second)
             second.get_by_label("Base URL").fill(visitor.url)
             second.get_by_label("Model name").fill("visitor-model")
             second.get_by_label("Model name").press("Enter")
@@ -135,8 +139,7 @@ class TestBoundedReplies:
         with HostileServer(gzip_bomb(1024**3)) as bomb:
             runner, other = opened(browser, served), opened(browser, served)
             live_openai(runner)
-            runner.get_by_text("Use the server's endpoint").click()
-            wait_idle(runner)
+            own_endpoint(runner)
             runner.get_by_label("Base URL").fill(bomb.url)
             runner.get_by_label("Model name").fill("bomb-model")
             runner.get_by_role("textbox", name="API key").fill("sk-visitor-typed-0123456789")
