@@ -43,12 +43,7 @@ def run_account(item: LoadedConversation) -> None:
 def session_picker(configured: Sequence[Path]) -> None:
     """The sessions the agents wrote (inside the roots), newest first, and a button that loads the chosen one."""
     st.subheader(t("load.picker_title"), anchor=False)
-    found = sessions.offered_sessions(configured)
-    offered = [one for one in found if not one.folder]
-    folders = [one for one in found if one.folder]
-    if folders:  # a page opens files only: a store kept as a folder is named with the command that reads it
-        where = ", ".join(roots.root_label(configured[one.root_index]) + one.relative for one in folders)
-        st.caption(t("load.picker_folders", folders=where))
+    offered = sessions.offered_sessions(configured)
     if not offered:
         st.caption(t("load.picker_none"))
         return
@@ -70,7 +65,8 @@ def session_picker(configured: Sequence[Path]) -> None:
         st.button(
             t("load.picker_load"),
             key=keys.page_widget("load", "open_session"),
-            on_click=conversations.on_open_root_file,
+            # a store kept as a folder (OpenCode's storage/) opens with every session it holds
+            on_click=conversations.on_open_root_store if picked.folder else conversations.on_open_root_file,
             args=(picked.root_index, picked.relative),
         )
 

@@ -43,11 +43,13 @@ class LoadedConversation:
     conversation: Conversation = field(repr=False)
     #: the configured root a "root" conversation was read from (``file`` is its path below that root)
     root_index: int | None = None
+    #: read from a session store kept as a folder (``file`` names the folder): opened again, not followed
+    store: bool = False
 
     @property
     def followable(self) -> bool:
         """True when the conversation is a file on the server that a page may follow as it grows."""
-        return self.origin == "root" and self.root_index is not None
+        return self.origin == "root" and self.root_index is not None and not self.store
 
     @property
     def source_format(self) -> str:
@@ -75,10 +77,20 @@ def one_line(error: BaseException, file: str) -> str:
 
 def parse_file(file: str, data: bytes) -> FileOutcome:
     """Every conversation in one file's bytes, or its error."""
+    return _parsed(file, data, surrogates=may_hold_surrogates(data))
+
+
+def parse_store(file: str, folder: Path) -> FileOutcome:
+    """Every conversation of a session store kept as a folder (OpenCode's ``storage/``), or its error; the store
+    reader opens only regular files inside ``folder``. Its texts are not at hand, so surrogates are always looked for."""
+    return _parsed(file, folder, surrogates=True)
+
+
+def _parsed(file: str, source: bytes | Path, *, surrogates: bool) -> FileOutcome:
     from compressor.formats import load_conversations
 
     try:
-        conversations = load_conversations(data, name=file)
+        conversations = load_conversations(source, name=file)
     except CompressorError as error:
         return FileOutcome(file, error=one_line(error, file))
     except (ValueError, RecursionError, MemoryError) as error:  # a loader bug must not take the page down
@@ -87,9 +99,7 @@ def parse_file(file: str, data: bytes) -> FileOutcome:
         problem = oversized_message(conversation)
         if problem is not None:
             return FileOutcome(file, error=f"{file}: {problem}")
-    if may_hold_surrogates(
-        data
-    ):  # a page cannot send a lone surrogate to the browser: shown (and run) escaped
+    if surrogates:  # a page cannot send a lone surrogate to the browser: shown (and run) escaped
         conversations = [writable_conversation(conversation) for conversation in conversations]
     return FileOutcome(file, tuple(conversations))
 
@@ -272,7 +282,7 @@ def _split(errors: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def loaded_items(
-    origin: str, outcomes: Sequence[FileOutcome], *, root_index: int | None = None
+    origin: str, outcomes: Sequence[FileOutcome], *, root_index: int | None = None, store: bool = False
 ) -> list[LoadedConversation]:
     """A LoadedConversation per conversation; several in one file are labelled by their names."""
     items: list[LoadedConversation] = []
@@ -289,6 +299,7 @@ def loaded_items(
                     file=outcome.file,
                     conversation=conversation,
                     root_index=root_index,
+                    store=store,
                 )
             )
     return items

@@ -130,12 +130,13 @@ def _store(root: Path, names: tuple[str, ...]) -> Path | None:
             continue
         if path.is_file():
             return path
-        if path.is_dir() and _taken(path):
+        if path.is_dir() and is_store_folder(path):
             return path
     return None
 
 
-def _taken(folder: Path) -> bool:
+def is_store_folder(folder: Path) -> bool:
+    """A store reader takes ``folder`` whole (OpenCode's ``storage/``, an OpenHands SDK conversation)."""
     store = Store("directory", str(folder), folder.name, path=folder)
     try:
         return any(reader.looks_like(store) for reader in STORE_READERS)

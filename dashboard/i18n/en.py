@@ -340,6 +340,7 @@ STRINGS: dict[str, str] = {
     "load.open_sample": "Open sample",
     "load.server_intro": "Only folders listed in {env} can be browsed; paths cannot be typed.",
     "load.open_file": "Load this file",
+    "load.open_store": "Open the sessions stored in {folder}",
     "load.review_folder": "Review dumps in {folder}",
     # Span page
     "span.title": "Span & trigger",
@@ -1028,10 +1029,6 @@ STRINGS.update(
         "load.picker": "Session (newest first)",
         "load.picker_load": "Load this session",
         "load.picker_none": "No agent session folder lies inside the allowed roots.",
-        "load.picker_folders": (
-            "Kept as a folder, not a file, so this page cannot open it: {folders}. "
-            "`compaction-lab inspect FOLDER` and `compaction-lab fleet FOLDER` read it."
-        ),
         "tune.cannot_compact.no_real_user": (
             "This run cannot compact: it has no real user request, so there is no span to summarise (a lower "
             "ratio would not help)."

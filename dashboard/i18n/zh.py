@@ -279,6 +279,7 @@ STRINGS: dict[str, str] = {
     "load.open_sample": "打开示例",
     "load.server_intro": "只能浏览 {env} 中列出的目录，不能手动输入路径。",
     "load.open_file": "加载此文件",
+    "load.open_store": "打开 {folder} 中存储的会话",
     "load.review_folder": "回顾 {folder} 中的转储",
     "span.title": "分段与触发",
     "span.empty": "尚未加载会话。请打开“加载”页面上传文件或选择示例。",
@@ -904,10 +905,6 @@ STRINGS.update(
         "load.picker": "会话（最新的在前）",
         "load.picker_load": "加载此会话",
         "load.picker_none": "允许的根目录中没有智能体的会话文件夹。",
-        "load.picker_folders": (
-            "以文件夹而非文件保存，本页无法打开：{folders}。"
-            "可用 `compaction-lab inspect FOLDER` 和 `compaction-lab fleet FOLDER` 读取。"
-        ),
         "tune.cannot_compact.no_real_user": "此运行无法压缩：它没有真实的用户请求，因此没有可摘要的区间（降低比例也无济于事）。",
         "tune.cannot_compact.nothing_after": (
             "此运行无法压缩：每次模型调用都紧跟在一条真实用户请求之后，最新请求之后从来没有可摘要的工作（降低比例也无济于事）。"

@@ -16,6 +16,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from compressor.analysis import Analysis, analyze
 from compressor.dumps.files import UnreadableFile
+from compressor.formats.places import is_store_folder
 from compressor.messages import Conversation, Message
 from compressor.secrets import Finding, find_secrets_in_messages
 
@@ -27,6 +28,7 @@ from ..sources import (
     conversation_chars,
     loaded_items,
     one_line,
+    parse_store,
     parse_upload,
     parse_uploads,
     within_session_budget,
@@ -114,10 +116,12 @@ def new_uploads(files: Sequence[UploadedFile], seen_key: str = keys.K_SEEN_UPLOA
     return fresh
 
 
-def _keep(origin: str, outcomes: Sequence[FileOutcome], *, root_index: int | None = None) -> None:
+def _keep(
+    origin: str, outcomes: Sequence[FileOutcome], *, root_index: int | None = None, store: bool = False
+) -> None:
     held = sum(conversation_chars(item.conversation) for item in items().values())
     outcomes = within_session_budget(outcomes, held)  # a tokenising budget per session
-    add_items(loaded_items(origin, outcomes, root_index=root_index), select=True)
+    add_items(loaded_items(origin, outcomes, root_index=root_index, store=store), select=True)
     set_load_report(outcomes)
 
 
@@ -144,6 +148,16 @@ def on_open_root_file(root_index: int, relative: str) -> None:
     except (IndexError, roots.OutsideRootError, UnreadableFile, OSError) as error:
         outcomes = [FileOutcome(relative, error=one_line(error, relative))]
     _keep("root", outcomes, root_index=root_index)
+
+
+def on_open_root_store(root_index: int, relative: str) -> None:
+    """Open a session store kept as a folder under a root (OpenCode's ``storage/``): every session it holds."""
+    configured = roots.configured_roots()
+    try:
+        outcomes = load_root_store(configured[root_index], relative)
+    except (IndexError, roots.OutsideRootError, UnreadableFile, OSError) as error:
+        outcomes = [FileOutcome(relative, error=one_line(error, relative or "."))]
+    _keep("root", outcomes, root_index=root_index, store=True)
 
 
 # -- what every run computes from the conversation on show -------------------------------------------
@@ -204,6 +218,26 @@ def load_root_file(root: Path, relative: str) -> list[FileOutcome]:
         roots.read_file(root, relative)  # raises, naming why the file cannot be read
         raise UnreadableFile(f"{relative}: cannot be read")
     return list(_load_server_file(str(root), relative, *signature))
+
+
+def is_root_store(root: Path, relative: str) -> bool:
+    """The folder ``relative`` under ``root`` is a session store a page can open (False when it is outside)."""
+    try:
+        folder = roots.confine(root, relative)
+    except roots.OutsideRootError:
+        return False
+    return folder.is_dir() and is_store_folder(folder)
+
+
+def load_root_store(root: Path, relative: str) -> list[FileOutcome]:
+    """A session store folder under a root (confined; the store reader opens only regular files inside it and
+    follows no link out of it), read on every open: a store changes wherever a session is written."""
+    folder = roots.confine(root, relative)
+    if not folder.is_dir() or not is_store_folder(folder):
+        raise UnreadableFile(
+            f"{relative or '.'}: is not a session store folder (such as OpenCode's storage/)"
+        )
+    return [parse_store(relative or folder.name, folder)]
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)

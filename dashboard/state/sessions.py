@@ -26,7 +26,7 @@ class OfferedSession:
     session: SessionFile
     root_index: int
     relative: str
-    #: A session store kept as a folder (OpenCode's ``storage/``): the command line reads it, a page reads files.
+    #: A session store kept as a folder (OpenCode's ``storage/``), opened whole rather than as one file.
     folder: bool = False
 
 

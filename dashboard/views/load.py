@@ -96,6 +96,7 @@ with server_tab:
     if choice is not None:
         left, right = st.columns(2)
         entry = choice.entry
+        folder = entry.relative if entry is not None and entry.is_dir else choice.folder
         if entry is not None and not entry.is_dir:
             left.button(
                 t("load.open_file"),
@@ -104,7 +105,14 @@ with server_tab:
                 on_click=conversations.on_open_root_file,
                 args=(choice.root_index, entry.relative),
             )
-        folder = entry.relative if entry is not None and entry.is_dir else choice.folder
+        elif conversations.is_root_store(choice.root, folder):  # OpenCode's storage/: every session it holds
+            left.button(
+                plain(t("load.open_store", folder=roots.root_label(choice.root) + folder)),
+                key=keys.page_widget("load", "open_store"),
+                type="primary",
+                on_click=conversations.on_open_root_store,
+                args=(choice.root_index, folder),
+            )
         review_label = plain(t("load.review_folder", folder=roots.root_label(choice.root) + folder))
         if right.button(
             review_label,

@@ -143,7 +143,7 @@ class TestSamplesAndServerFiles:
 
 
 class TestSessionPicker:
-    def test_a_session_file_is_offered_and_a_store_folder_is_named_with_the_command_that_reads_it(
+    def test_a_session_file_and_a_store_folder_are_offered(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         home = tmp_path / "home"
@@ -158,10 +158,11 @@ class TestSessionPicker:
         at = AppTest.from_file(str(APP), default_timeout=30).run()
         at.switch_page("views/load.py").run()
         no_exception(at)
-        offered = at.selectbox(key=keys.page_widget("load", "session")).options
-        assert len(offered) == 1 and offered[0].startswith("claude-code") and "s.jsonl" in offered[0]
-        shown = texts(at)
-        assert ".local/share/opencode/storage" in shown and "compaction-lab inspect FOLDER" in shown
+        offered = list(at.selectbox(key=keys.page_widget("load", "session")).options)
+        assert len(offered) == 2 and {o.split(" · ")[0] for o in offered} == {"claude-code", "opencode"}
+        at.selectbox(key=keys.page_widget("load", "session")).set_value(
+            next(n for n, o in enumerate(offered) if "s.jsonl" in o)
+        ).run()
         at.button(key=keys.page_widget("load", "open_session")).click().run()
         no_exception(at)
         assert "s.jsonl" in at.selectbox(key=keys.W_CONVERSATION).value

@@ -1,0 +1,129 @@
+"""The Load page opens a session store kept as a folder (OpenCode's ``storage/``), from the session picker and
+from the folder browser, with every session it holds; a bad store gives one line and changes nothing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from compressor.formats import load_conversations
+from dashboard.state import keys
+from tests.compressor.formats.test_opencode import STORAGE
+from tests.dashboard.conftest import APP, no_exception, unescaped
+
+
+def held(at: AppTest) -> dict[str, object]:
+    """The session's loaded conversations, by key."""
+    found: dict[str, object] = at.session_state[keys.K_ITEMS]
+    return found
+
+
+def store_items(at: AppTest) -> list[object]:
+    return [item for key, item in held(at).items() if key.startswith("root:")]
+
+
+def tree_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def page_with_root(root: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("COMPACTION_LAB_ROOTS", str(root))
+    at = AppTest.from_file(str(APP), default_timeout=30).run()
+    return at.switch_page("views/load.py").run()
+
+
+def browse_into(at: AppTest, folder: str) -> AppTest:
+    """Pick ``folder`` (a sub-folder of the root) in the Load page's folder browser."""
+    entries = at.selectbox(key=keys.browse_widget("load", "entry:0:"))
+    labels = list(entries.options)
+    entries.set_value(labels.index(f"📁 {folder}/")).run()
+    return at
+
+
+class TestSessionPicker:
+    def test_the_opencode_store_is_offered_and_opens_with_every_session(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        home = tmp_path / "home"
+        shutil.copytree(STORAGE, home / ".local" / "share" / "opencode" / "storage")
+        for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HOME", str(home))
+        at = page_with_root(home, monkeypatch)
+        no_exception(at)
+        offered = at.selectbox(key=keys.page_widget("load", "session")).options
+        assert len(offered) == 1 and offered[0].startswith("opencode")
+        assert ".local/share/opencode/storage" in offered[0]
+        at.button(key=keys.page_widget("load", "open_session")).click().run()
+        no_exception(at)
+        expected = load_conversations(STORAGE)
+        loaded = store_items(at)
+        assert len(expected) == 2
+        assert [item.conversation.messages for item in loaded] == [c.messages for c in expected]  # type: ignore[attr-defined]
+        assert all(item.store and not item.followable for item in loaded)  # type: ignore[attr-defined]
+        assert any("2 conversations, format opencode" in unescaped(s.value) for s in at.success)
+
+
+class TestFolderBrowser:
+    def test_a_store_folder_gets_an_open_button_and_a_plain_folder_does_not(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        root = tmp_path / "root"
+        shutil.copytree(STORAGE, root / "storage")
+        (root / "plain").mkdir()
+        (root / "plain" / "notes.txt").write_text("not a session")
+        at = page_with_root(root, monkeypatch)
+        browse_into(at, "plain")
+        assert not [b for b in at.button if b.key == keys.page_widget("load", "open_store")]
+        browse_into(at, "storage")
+        button = at.button(key=keys.page_widget("load", "open_store"))
+        assert "storage" in button.label
+        button.click().run()
+        no_exception(at)
+        assert [item.conversation.name for item in store_items(at)] == [  # type: ignore[attr-defined]
+            c.name for c in load_conversations(STORAGE)
+        ]
+
+    def test_a_link_leaving_the_store_is_one_line_and_nothing_changes(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        root, outside = tmp_path / "root", tmp_path / "outside"
+        store = root / "storage"
+        shutil.copytree(STORAGE, store)
+        outside.mkdir()
+        (outside / "secret.json").write_text('{"id": "msg_x", "role": "user"}')
+        messages = sorted((store / "message").iterdir())[0]
+        os.symlink(outside / "secret.json", messages / "msg_zzz.json")
+        before = tree_of(store)
+        at = page_with_root(root, monkeypatch)
+        browse_into(at, "storage")
+        at.button(key=keys.page_widget("load", "open_store")).click().run()
+        no_exception(at)
+        errors = [unescaped(e.value) for e in at.error]
+        assert len(errors) == 1 and "\n" not in errors[0]
+        assert (
+            errors[0].startswith("storage")
+            and "msg_zzz.json" in errors[0]
+            and "leaves the folder" in errors[0]
+        )
+        assert not store_items(at)
+        assert tree_of(store) == before
+
+    def test_a_broken_file_in_the_store_names_it(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        root = tmp_path / "root"
+        store = root / "storage"
+        shutil.copytree(STORAGE, store)
+        broken = sorted((store / "session").rglob("*.json"))[0]
+        broken.write_text('{"id": ')
+        at = page_with_root(root, monkeypatch)
+        browse_into(at, "storage")
+        at.button(key=keys.page_widget("load", "open_store")).click().run()
+        no_exception(at)
+        errors = [unescaped(e.value) for e in at.error]
+        assert len(errors) == 1 and broken.name in errors[0] and "not valid JSON" in errors[0]
