@@ -145,14 +145,21 @@ def is_store_folder(folder: Path) -> bool:
 
 
 def _measure(path: Path) -> tuple[int, float] | None:
-    """(bytes, newest change) of a store: its file's, or over every file and folder in a folder (a session
-    added or rewritten anywhere in it changes one of them); None when it went away meanwhile."""
+    """(bytes, newest change) of a store: its file's with its write-ahead log (SQLite keeps the newest sessions
+    in ``<name>-wal`` until a checkpoint), or over every file and folder in a folder (a session added or
+    rewritten anywhere in it changes one of them); None when it went away meanwhile."""
     try:
         info = path.stat()
     except OSError:
         return None
     if not path.is_dir():
-        return info.st_size, info.st_mtime
+        try:
+            log = os.lstat(path.with_name(path.name + "-wal"))
+        except OSError:
+            return info.st_size, info.st_mtime
+        if not stat.S_ISREG(log.st_mode):
+            return info.st_size, info.st_mtime
+        return info.st_size + log.st_size, max(info.st_mtime, log.st_mtime)
     size, newest = 0, info.st_mtime
     for folder, folders, files in os.walk(path, followlinks=False):
         for name in (*folders, *files):

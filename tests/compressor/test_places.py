@@ -97,6 +97,18 @@ class TestOpenCodePlace:
         assert [(s.agent, s.path) for s in found] == [("opencode", database)]
         assert len(load_conversations(found[0].path)) == 2
 
+    def test_the_databases_write_ahead_log_counts_in_its_size_and_time(self, tmp_path: Path) -> None:
+        storage = self.storage(tmp_path)
+        database = migrate(storage, tmp_path / OPENCODE_DATA / "opencode.db")
+        alone = find_sessions(tmp_path, environ={})[0]
+        log = database.with_name("opencode.db-wal")
+        log.write_bytes(b"x" * 4096)  # what SQLite has not checkpointed into the database yet
+        later = database.stat().st_mtime + 60
+        os.utime(log, (later, later))
+        found = find_sessions(tmp_path, environ={})[0]
+        assert found.size == alone.size + 4096 == database.stat().st_size + 4096
+        assert found.modified.timestamp() == pytest.approx(later, abs=1e-3)
+
     def test_session_info_files_alone_are_no_runs(self, tmp_path: Path) -> None:
         storage = self.storage(tmp_path)
         shutil.rmtree(storage / "message")
