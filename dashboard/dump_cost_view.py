@@ -1,9 +1,9 @@
 """Dump review's cost: the price picker (Tune's), each listed dump's compaction call — tokens in and out, reported
 or counted, its price, the saving at every later call and the payback — the total of the dumps shown, and the
-same line for the dump in detail.
+same line for the dump in detail, with its model calls, retries, backoff and time taken from its debug log.
 
 Invariant: every number is a field of ``compressor.dumps.price_dump_call`` or ``total_cost`` of the dump's tokens
-(``state.dumps.dump_call_tokens``); this module only words and lays them out.
+(``state.dumps.dump_call_tokens``) or of ``dump_timing``; this module only words and lays them out.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from compressor.cost import Unit
-from compressor.dumps import DumpCost, price_dump_call, total_cost
+from compressor.dumps import DumpCost, DumpRecord, dump_timing, price_dump_call, total_cost
 from compressor.replay import PriceChoice
 
 from .components import stats
@@ -141,3 +141,28 @@ def dump_cost_stats(path: str, choice: PriceChoice, counter: str) -> None:
         st.caption(t("dumps.cost.detail.reported"))
     else:
         st.caption(t("dumps.cost.detail.counted", counter=t(f"counter.{cost.call.counter}")))
+
+
+def dump_timing_stats(record: DumpRecord) -> None:
+    """The dump in detail: the model calls its compaction made, its retries and backoff, and the time it took."""
+    timing = dump_timing(record)
+    if timing is None:
+        st.caption(t("dumps.time.none"))
+        return
+    language = session.language()
+    unknown = t("dumps.time.unknown")
+    stats(
+        [
+            Stat(label=t("dumps.time.calls"), value=counted(timing.calls, "call", language)),
+            Stat(label=t("col.retries"), value=f"{timing.retries:,}"),
+            Stat(
+                label=t("dumps.time.backoff"),
+                value=unknown if timing.backoff_seconds is None else f"{timing.backoff_seconds:,.2f} s",
+            ),
+            Stat(
+                label=t("dumps.time.took"),
+                value=unknown if timing.seconds is None else f"{timing.seconds:,.2f} s",
+            ),
+        ]
+    )
+    st.caption(t("dumps.time.from_log") if record.debug_records else t("dumps.time.from_dump"))

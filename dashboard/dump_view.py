@@ -19,7 +19,7 @@ from compressor.replay import PriceChoice
 from . import charts, tables
 from .compaction_view import compaction_run, show_result, summary_checklist
 from .components import cell_words, error_line, flag_summary_secrets, message_picker, plain, stats, table
-from .dump_cost_view import dump_cost_stats
+from .dump_cost_view import dump_cost_stats, dump_timing_stats
 from .i18n import chart_labels, counted, dump_stats, option_labels, role_names, segment_names
 from .settings import Settings, with_changes
 from .sources import dump_conversation, oversized_message
@@ -47,6 +47,7 @@ def show_dump(
     stats(dump_stats(record, language))
     if price is not None:
         dump_cost_stats(path, price, current.counter)
+        dump_timing_stats(record)
     backend = record.backend or t("dumps.openjiuwen_dump")
     st.caption(
         plain(t("dumps.record", session=record.session_id, context=record.context_id, backend=backend))

@@ -9,11 +9,15 @@ write); the saving is ``tokens_before − tokens_after`` input tokens at the inp
 nothing of the cache; the payback is ``cost.ledger.payback_calls`` with the first agent call already sending
 the smaller window, which comes to ``ceil(call cost / saving per call)``. Without a price, every token weighs 1.
 
+Time: the model calls, retries, backoff and seconds the compaction took, from the debug records beside the dump
+(``dump_timing``): openJiuwen writes a ``compression_retry`` record for each attempt that failed and was retried.
+
 Invariant: pure: a ``DumpRecord`` (or its numbers), a counter name and a ``Price`` in, frozen values out.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -207,3 +211,46 @@ def total_cost(costs: Iterable[DumpCost], unit: Unit) -> DumpCostTotal:
         call_cost=sum(line.call_cost for line in lines),
         saving_per_call=sum(line.saving_per_call for line in lines),
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class DumpTiming:
+    """How a dump's compaction went in time: its model calls (the retries plus the one that answered), the backoff
+    waited between them, and the seconds from the trigger's ``threshold_check`` to the dump (None: no debug log)."""
+
+    calls: int
+    retries: int
+    backoff_seconds: float | None
+    seconds: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "retries": self.retries,
+            "backoff_seconds": self.backoff_seconds,
+            "seconds": self.seconds,
+        }
+
+
+def _seconds(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        return None
+    return float(value)
+
+
+def dump_timing(record: DumpRecord) -> DumpTiming | None:
+    """The compaction's calls, backoff and duration from the dump's debug records; None when neither they nor
+    our extension say anything of its attempts."""
+    retries = record.retries
+    if retries is None:
+        return None
+    logged = record.debug_records
+    if not logged:
+        return DumpTiming(calls=retries + 1, retries=retries, backoff_seconds=None, seconds=None)
+    backoff = 0.0
+    for item in logged:
+        if item.get("event") == "compression_retry":
+            backoff += _seconds(item.get("delay_seconds")) or 0.0
+    began = _seconds(logged[0].get("timestamp"))  # the window opens on its threshold_check
+    took = record.timestamp - began if began is not None and record.timestamp >= began else None
+    return DumpTiming(calls=retries + 1, retries=retries, backoff_seconds=round(backoff, 3), seconds=took)

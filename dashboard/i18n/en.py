@@ -533,6 +533,16 @@ STRINGS: dict[str, str] = {
     "dumps.cost.col.saving": "Saved per later call (uncached)",
     "dumps.cost.sources": "Tokens: {reported} reported, {counted} counted.",
     "dumps.cost.total_button": "Price all {dumps} shown",
+    "dumps.time.calls": "Model calls",
+    "dumps.time.backoff": "Backoff waited",
+    "dumps.time.took": "Took",
+    "dumps.time.unknown": "not recorded",
+    "dumps.time.from_log": (
+        "From the debug log beside the dump: one call per attempt (each retry is one more), the backoff waited "
+        "before retrying, and the time from the trigger's threshold check to the dump written."
+    ),
+    "dumps.time.from_dump": "From the dump's own record of its attempts; the debug log beside it has no record of them.",
+    "dumps.time.none": "Neither the dump nor a debug log beside it says how many calls the compaction made or how long it took.",
     "dumps.cost.detail.reported": "The compaction call's tokens are the usage the dump reports.",
     "dumps.cost.detail.counted": (
         "The compaction call's tokens are counted with {counter} (the dump reports no usage): the request it sent "

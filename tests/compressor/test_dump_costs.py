@@ -3,6 +3,7 @@ the payback, and a folder's total."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,13 @@ from compressor.dumps.costs import (
     DumpCallTokens,
     dump_call_tokens,
     dump_cost,
+    dump_timing,
     price_dump_call,
     reported_tokens,
     total_cost,
 )
 from compressor.messages import Message
+from tests.conftest import OPENJIUWEN_DUMPS
 
 # Anthropic-shaped prices, per 1M tokens: $3 in, $0.30 cached, $3.75 cache write, $15 out.
 PRICE = Price(model="made", input=3.0, cached_input=0.3, cache_write=3.75, output=15.0)
@@ -224,3 +227,32 @@ class TestTunesPayback:
             tokens_after=40,
         )
         assert price_dump_call(call, None).payback_calls == 5 == payback_calls(owed=250 - 60, saving=60)
+
+
+class TestTiming:
+    """Calls, retries, backoff and time taken, from the debug records beside a dump (or our extension)."""
+
+    def test_openjiuwens_dump_with_a_transient_retry(self) -> None:
+        # compact015's log: threshold_check, span_built, one compression_retry (rate limit, 0.05 s backoff)
+        folder = OPENJIUWEN_DUMPS / "compact015"
+        record = read_dump(next(folder.glob("*.json")))
+        logged = [
+            json.loads(line) for line in (folder / "CurrentRoundCompressor.jsonl").read_text().splitlines()
+        ]
+        timing = dump_timing(record)
+        assert timing is not None
+        assert (timing.calls, timing.retries, timing.backoff_seconds) == (2, 1, 0.05)
+        assert timing.seconds == pytest.approx(record.timestamp - logged[0]["timestamp"], abs=1e-9)
+        assert 0.05 < timing.seconds < 0.1  # the dump came 0.08 s after the trigger's check
+
+    def test_a_dump_without_retries_made_one_call(self) -> None:
+        timing = dump_timing(read_dump(next((OPENJIUWEN_DUMPS / "compact000").glob("*.json"))))
+        assert timing is not None and (timing.calls, timing.retries, timing.backoff_seconds) == (1, 0, 0.0)
+
+    def test_our_dump_says_its_attempts_without_a_log(self, tmp_path: Path) -> None:
+        timing = dump_timing(a_dump(tmp_path, extension={"backend": "offline", "attempts": 3}))
+        assert timing is not None
+        assert (timing.calls, timing.retries, timing.backoff_seconds, timing.seconds) == (3, 2, None, None)
+
+    def test_nothing_known_without_a_log_or_our_extension(self, tmp_path: Path) -> None:
+        assert dump_timing(a_dump(tmp_path)) is None

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from compressor.cost import Price, find_price
-from compressor.dumps import DumpCost, dump_cost, read_dump, total_cost
+from compressor.dumps import DumpCost, dump_cost, dump_timing, read_dump, total_cost
 from dashboard import roots
 from dashboard.state import dumps as dump_state
 from dashboard.state import keys
@@ -106,6 +106,22 @@ class TestOpenJiuwenDumps:
         assert row["call_cost"] == 20_040 and row["payback"] == "after 78 calls"  # ceil(20,040 / 257)
         assert "Tokens: 1 reported, 2 counted." in texts(at)
         assert "The compaction call's tokens are the usage the dump reports." in texts(at)
+
+    def test_the_dump_in_detail_says_its_calls_retries_backoff_and_time(self, dump_root: Path) -> None:
+        at = open_dumps()
+        no_exception(at)
+        shown = Path(str(at.selectbox(key=keys.W_DUMP_PICK).value))
+        assert shown.parent.name == "compact015"  # the newest: one transient retry in its debug log
+        timing = dump_timing(read_dump(shown))
+        assert timing is not None and timing.seconds is not None
+        metrics = {m.label: m.value for m in at.metric}
+        assert (metrics["Model calls"], metrics["Retries"], metrics["Backoff waited"]) == (
+            "2 calls",
+            "1",
+            "0.05 s",
+        )
+        assert metrics["Took"] == f"{timing.seconds:,.2f} s"
+        assert "From the debug log beside the dump: one call per attempt" in texts(at)
 
     def test_in_chinese(self, dump_root: Path) -> None:
         at = open_dumps("zh")
