@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .census import count_messages, describe_reading
+from .census import describe_reading
 from .config import CurrentRoundCompressorConfig
 from .jsontext import json_text
 from .messages import Conversation
-from .overhead import HiddenOverhead, hidden_overhead
-from .spans import Segment, Span, build_span, effective_keep, last_user_index
+from .overhead import HiddenOverhead
+from .run_facts import CountedFacts, RunFacts, counted_facts, message_counts, run_facts
+from .spans import Segment, Span, build_span, effective_keep_from
 from .tokens import TokenCounter, TokenProfile, get_counter, profile
 from .trigger import Decision, decide, min_target_for
 from .windows import Capacity, resolve_context_max
@@ -58,10 +59,19 @@ class Analysis:
     def counter(self) -> str:
         return self.profile.counter
 
-    @cached_property
+    @property
+    def facts(self) -> RunFacts:
+        """What every analysis of this conversation reads, whatever the settings (kept on the conversation)."""
+        return run_facts(self.conversation)
+
+    @property
+    def counted_facts(self) -> CountedFacts:
+        return counted_facts(self.conversation, self.counter_value)
+
+    @property
     def hidden_overhead(self) -> HiddenOverhead:
         """What the run's reported usage holds beyond the messages the file shows (see ``overhead``)."""
-        return hidden_overhead(self.conversation, self.counter_value)
+        return self.counted_facts.hidden_overhead
 
     @property
     def counter_value(self) -> TokenCounter:
@@ -110,11 +120,26 @@ class Analysis:
 
     @cached_property
     def per_message(self) -> tuple[MessageRow, ...]:
-        span, tokens = self.span, self.profile.tokens
-        return tuple(
-            MessageRow(i, m.role, tokens[i], span.segment_of(i), m.is_internal)
-            for i, m in enumerate(self.conversation.messages)
-        )
+        facts, tokens = self.facts, self.profile.tokens
+        segments = self.span.segments(len(tokens))
+        return tuple(map(MessageRow, range(len(tokens)), facts.roles, tokens, segments, facts.internal))
+
+    def message_dicts(self, begin: int = 0, end: int | None = None) -> list[dict[str, Any]]:
+        """``[row.to_dict() for row in self.per_message[begin:end]]``, built without the rows."""
+        facts, tokens = self.facts, self.profile.tokens
+        end = len(tokens) if end is None else min(end, len(tokens))
+        begin = min(max(begin, 0), end)
+        return [
+            {"index": i, "role": role, "tokens": count, "segment": segment, "internal": internal}
+            for i, role, count, segment, internal in zip(
+                range(begin, end),
+                facts.roles[begin:end],
+                tokens[begin:end],
+                self.span.segments(end, begin),
+                facts.internal[begin:end],
+                strict=True,
+            )
+        ]
 
     def to_dict(self, *, include_messages: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -143,23 +168,25 @@ class Analysis:
             "trigger_context_ratio": self.config.trigger_context_ratio,
             "min_target_context_ratio": self.config.min_target_context_ratio,
             "decision": self.decision.to_dict(),
-            "counts": count_messages(self.conversation).to_dict(),
+            "counts": message_counts(self.conversation).to_dict(),
             "recorded_compactions": [
                 {
                     "index": compaction.index,
                     "source": compaction.source,
-                    "summary_tokens": self.counter_value.tok(compaction.summary),
+                    "summary_tokens": summary_tokens,
                     "tokens_before": compaction.tokens_before,
                     "tokens_after": compaction.tokens_after,
                 }
-                for compaction in self.conversation.recorded_compactions
+                for compaction, summary_tokens in zip(
+                    self.conversation.recorded_compactions, self.counted_facts.summary_tokens, strict=True
+                )
             ],
             "reading": [describe_reading(reading) for reading in self.conversation.readings],
             "metadata": self.conversation.metadata,
             "hidden_overhead": self.hidden_overhead.to_dict(),
         }
         if include_messages:
-            out["per_message"] = [row.to_dict() for row in self.per_message]
+            out["per_message"] = self.message_dicts()
         return out
 
     def json_chunks(self, rows_per_chunk: int = 4096) -> Iterator[str]:
@@ -167,14 +194,8 @@ class Analysis:
         are never all held as dicts, nor as one string. The pieces joined are exactly that text."""
         head = json_text(self.to_dict(include_messages=False))
         yield head[:-1] + ', "per_message": ['
-        span, tokens, messages = self.span, self.profile.tokens, self.conversation.messages
-        for begin in range(0, len(messages), rows_per_chunk):
-            batch = [
-                MessageRow(
-                    i, messages[i].role, tokens[i], span.segment_of(i), messages[i].is_internal
-                ).to_dict()
-                for i in range(begin, min(begin + rows_per_chunk, len(messages)))
-            ]
+        for begin in range(0, len(self.conversation.messages), rows_per_chunk):
+            batch = self.message_dicts(begin, begin + rows_per_chunk)
             yield (", " if begin else "") + json_text(batch)[1:-1]
         yield "]}"
 
@@ -203,10 +224,10 @@ def analyze(
         model = config.model.model_name
     capacity = resolve_context_max(context_max, model, run_model=run_model_of(conversation))
     tokens = profile(conversation, counter)
-    messages = conversation.messages
-    last_user = last_user_index(messages)
-    keep = effective_keep(messages, config.keep_recent_messages)
-    span = build_span(len(messages), last_user, keep)
+    facts = run_facts(conversation)
+    last_user = facts.last_user_index
+    keep = effective_keep_from(facts.reach, config.keep_recent_messages)
+    span = build_span(len(conversation.messages), last_user, keep)
     compress_tokens = tokens.count_range(*span.compress) if span.has_compressible else None
     decision = decide(
         tokens.total.tokens,

@@ -107,23 +107,35 @@ class MessageCounts:
 
 def count_messages(conversation: Conversation) -> MessageCounts:
     """The context messages by kind, with tool calls that got no result and results that answer no call."""
-    messages = conversation.messages
     called: set[str] = set()
     answered: set[str] = set()
-    unmatched_results = 0
-    for message in messages:
-        called.update(message.call_ids)
-        if message.role == "tool":
+    calls: list[str] = []
+    real_user = internal_user = assistant = tool = unmatched_results = 0
+    # One pass; a role is read once and a user turn classified once (``is_internal`` is "user and not real").
+    for message in conversation.messages:
+        if message.tool_calls:
+            call_ids = message.call_ids
+            called.update(call_ids)
+            calls.extend(call_ids)
+        role = message.role
+        if role == "user":
+            if message.is_real_user:
+                real_user += 1
+            else:
+                internal_user += 1
+        elif role == "assistant":
+            assistant += 1
+        elif role == "tool":
+            tool += 1
             if message.tool_call_id in called:
                 answered.add(str(message.tool_call_id))
             else:
                 unmatched_results += 1
-    calls = [call_id for message in messages for call_id in message.call_ids]
     return MessageCounts(
-        real_user=sum(1 for m in messages if m.is_real_user),
-        internal_user=sum(1 for m in messages if m.is_internal),
-        assistant=sum(1 for m in messages if m.role == "assistant"),
-        tool=sum(1 for m in messages if m.role == "tool"),
+        real_user=real_user,
+        internal_user=internal_user,
+        assistant=assistant,
+        tool=tool,
         tool_calls=len(calls),
         unmatched_tool_calls=sum(1 for call_id in calls if call_id not in answered),
         unmatched_tool_results=unmatched_results,

@@ -53,6 +53,44 @@ def effective_keep(messages: Sequence[Message], keep: int) -> int:
         start = earliest
 
 
+def call_reach(messages: Sequence[Message]) -> tuple[int, ...]:
+    """For each start ``s`` (0..len), the earliest message a kept tool result from ``s`` on needs: the first
+    assistant call of any result at or after ``s``, or ``len(messages)`` when none needs an earlier one.
+
+    Does not depend on the keep count, so it is built once per conversation (see ``run_facts``).
+    """
+    first_call_at: dict[str, int] = {}
+    for index, message in enumerate(messages):
+        if message.role == "assistant":
+            for call_id in message.call_ids:
+                first_call_at.setdefault(call_id, index)
+    total = len(messages)
+    reach = [total] * (total + 1)
+    earliest = total
+    for index in range(total - 1, -1, -1):
+        message = messages[index]
+        if message.role == "tool" and message.tool_call_id is not None:
+            call_at = first_call_at.get(message.tool_call_id)
+            if call_at is not None and call_at < earliest:
+                earliest = call_at
+        reach[index] = earliest
+    return tuple(reach)
+
+
+def effective_keep_from(reach: Sequence[int], keep: int) -> int:
+    """``effective_keep(messages, keep)`` from ``call_reach(messages)``: each step is one look-up.
+
+    The tail start moves to the earliest call its results need until no result needs an earlier one.
+    """
+    total = len(reach) - 1
+    if keep <= 0 or total <= 0:
+        return max(keep, 0)
+    start = max(total - keep, 0)
+    while reach[start] < start:
+        start = reach[start]
+    return total - start
+
+
 @dataclass(frozen=True)
 class Span:
     """The split of the context into half-open ranges (SPEC §4)."""
@@ -83,6 +121,21 @@ class Span:
         if self.tail[0] <= index < self.tail[1]:
             return "tail"
         return "unanchored"
+
+    def segments(self, end: int, begin: int = 0) -> list[Segment]:
+        """``[segment_of(i) for i in range(begin, end)]``, built a range at a time."""
+        out: list[Segment] = ["unanchored"] * max(end - begin, 0)
+        # Lowest precedence first, so where ranges overlap the one segment_of tests first wins.
+        ranges: tuple[tuple[Segment, Range], ...] = (
+            ("tail", self.tail),
+            ("compress", self.compress),
+            ("prefix", self.prefix),
+        )
+        for name, (start, stop) in ranges:
+            start, stop = max(start, begin), min(stop, end)
+            if stop > start:
+                out[start - begin : stop - begin] = [name] * (stop - start)
+        return out
 
     def to_dict(self) -> dict[str, list[int]]:
         out = {"prefix": list(self.prefix), "compress": list(self.compress), "tail": list(self.tail)}

@@ -22,7 +22,7 @@ from compressor.errors import ConversationFormatError
 from compressor.formats import load_conversations
 from compressor.markers import INTERNAL_PREFIXES
 from compressor.messages import ROLES, Conversation, Message, ToolDef
-from compressor.spans import build_span, effective_keep, last_user_index
+from compressor.spans import build_span, call_reach, effective_keep, effective_keep_from, last_user_index
 from compressor.tokens import get_counter
 from compressor.trigger import decide
 
@@ -164,6 +164,10 @@ class TestSpansRebuildTheContext:
             segment = span.segment_of(index)
             start, end = getattr(span, segment)
             assert start <= index < end
+        every = [span.segment_of(i) for i in range(len(messages))]
+        assert span.segments(len(messages)) == every
+        ends = range(len(messages) + 1)
+        assert all(span.segments(end, begin) == every[begin:end] for end in ends for begin in range(end + 1))
 
     @SETTINGS
     @given(messages=contexts, keep=st.integers(-3, 30))
@@ -191,6 +195,12 @@ class TestToolBoundary:
     @given(messages=contexts, keep=st.integers(-3, 30))
     def test_effective_keep_is_spec_section_3(self, messages: list[Message], keep: int) -> None:
         assert effective_keep(messages, keep) == spec_effective_keep(messages, keep)
+
+    @SETTINGS
+    @given(messages=contexts, keep=st.integers(-3, 30))
+    def test_the_reach_built_once_gives_the_same_keep(self, messages: list[Message], keep: int) -> None:
+        # analyze() reads the boundary from call_reach, built once per conversation, not per setting
+        assert effective_keep_from(call_reach(messages), keep) == spec_effective_keep(messages, keep)
 
     @SETTINGS
     @given(messages=contexts, keep=st.integers(-3, 30))

@@ -8,7 +8,7 @@ import pytest
 
 from compressor.markers import INTERNAL_PREFIXES
 from compressor.messages import Message
-from compressor.spans import build_span, effective_keep, last_user_index
+from compressor.spans import build_span, call_reach, effective_keep, effective_keep_from, last_user_index
 
 
 def user(text: Any) -> Message:
@@ -62,6 +62,33 @@ class TestEffectiveKeep:
         assert effective_keep([user("x"), result("missing")], 1) == 1
 
 
+class TestCallReach:
+    """``effective_keep_from(call_reach(messages), keep)``: the same keep, from a table built once per run."""
+
+    def test_each_start_reaches_the_earliest_call_its_results_need(self) -> None:
+        messages = [user("go"), call("a"), call("b"), result("a"), result("b")]
+        assert call_reach(messages) == (1, 1, 1, 1, 2, 5)
+        assert call_reach([]) == (0,)
+
+    def test_the_boundary_follows_a_chain_through_the_table(self) -> None:
+        # Keeping result b pulls in its call at 2; result a at 3 then pulls in call a at 1.
+        messages = [user("go"), call("a"), call("b"), result("a"), result("b")]
+        assert effective_keep_from(call_reach(messages), 1) == effective_keep(messages, 1) == 4
+
+    @pytest.mark.parametrize("keep", [-2, 0, 1, 2, 3, 6, 10])
+    @pytest.mark.parametrize(
+        "messages",
+        [
+            [],
+            [user("x"), result("missing")],
+            [user("go"), call("a", "b"), result("a"), call("c"), result("c"), result("b")],
+            [user("go"), result("a"), call("a"), result("a"), user("more")],
+        ],
+    )
+    def test_the_same_keep_as_effective_keep(self, messages: list[Message], keep: int) -> None:
+        assert effective_keep_from(call_reach(messages), keep) == effective_keep(messages, keep)
+
+
 class TestBuildSpan:
     def test_prefix_compress_tail(self) -> None:
         span = build_span(10, last_user=2, keep=3)
@@ -78,6 +105,8 @@ class TestBuildSpan:
         assert span.counts == (0, 0, 2)
         assert span.unanchored == (0, 4)
         assert [span.segment_of(i) for i in range(6)] == ["unanchored"] * 4 + ["tail"] * 2
+        assert span.segments(6) == ["unanchored"] * 4 + ["tail"] * 2
+        assert span.segments(5, begin=3) == ["unanchored", "tail"] and span.segments(3, begin=3) == []
         assert span.to_dict()["unanchored"] == [0, 4]
 
     @pytest.mark.parametrize(

@@ -1,0 +1,79 @@
+"""What ``analyze()`` reads of a conversation under every setting: each message's role and internal flag, the last
+real user turn, how far kept tool results reach back, the census; per counter, the hidden overhead and summaries.
+
+Invariant: nothing here depends on the compressor's settings; each value is built once and kept on the (frozen)
+conversation beside its token profiles, so a change of settings rebuilds none of it and a copy starts without it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .census import MessageCounts, count_messages
+from .messages import Conversation
+from .overhead import HiddenOverhead, hidden_overhead
+from .spans import call_reach, last_user_index
+from .tokens import TokenCounter
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """The conversation's messages as every analysis of it reads them, whatever the settings."""
+
+    roles: tuple[str, ...]
+    internal: tuple[bool, ...]
+    last_user_index: int
+    #: ``spans.call_reach`` of the messages: the keep count's tool boundary in one look-up per step
+    reach: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CountedFacts:
+    """What one counter makes of the conversation beyond its token profile."""
+
+    hidden_overhead: HiddenOverhead
+    #: tokens of each recorded compaction's summary, in ``recorded_compactions`` order
+    summary_tokens: tuple[int, ...]
+
+
+def run_facts(conversation: Conversation) -> RunFacts:
+    """The conversation's ``RunFacts``, built once and kept on the conversation."""
+    cached = conversation._profiles.get("run-facts")
+    if isinstance(cached, RunFacts):
+        return cached
+    messages = conversation.messages
+    built = RunFacts(
+        roles=tuple(message.role for message in messages),
+        internal=tuple(message.is_internal for message in messages),
+        last_user_index=last_user_index(messages),
+        reach=call_reach(messages),
+    )
+    conversation._profiles["run-facts"] = built
+    return built
+
+
+def message_counts(conversation: Conversation) -> MessageCounts:
+    """``census.count_messages`` of the conversation, counted once and kept on it (only a view asks for it, so
+    a first analysis does not pay for it)."""
+    cached = conversation._profiles.get("message-counts")
+    if isinstance(cached, MessageCounts):
+        return cached
+    built = count_messages(conversation)
+    conversation._profiles["message-counts"] = built
+    return built
+
+
+def counted_facts(conversation: Conversation, counter: TokenCounter) -> CountedFacts:
+    """The conversation's ``CountedFacts`` for a counter, built once per counter name and kept on it."""
+    key = f"counted-facts:{counter.name}"
+    cached = conversation._profiles.get(key)
+    if isinstance(cached, CountedFacts):
+        return cached
+    built = CountedFacts(
+        hidden_overhead=hidden_overhead(conversation, counter),
+        summary_tokens=tuple(
+            counter.tok(compaction.summary) for compaction in conversation.recorded_compactions
+        ),
+    )
+    conversation._profiles[key] = built
+    return built
