@@ -67,6 +67,11 @@ READING_TEXT: dict[str, tuple[str, str]] = {
         "{count} recorded compaction keeps its summary encrypted (only the provider can read it)",
         "{count} recorded compactions keep their summary encrypted (only the provider can read it)",
     ),
+    "prompts_not_recorded": (
+        "{count} turn's prompt is not in the file (codex exec does not print it): an empty request stands for it",
+        "{count} turns' prompts are not in the file (codex exec does not print them): an empty request stands for "
+        "each",
+    ),
     "usage_after_compaction_stale": (
         "{count} usage report after the agent's first own compaction measured the compacted window; it is read "
         "as stale for the whole run shown here",

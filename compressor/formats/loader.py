@@ -31,6 +31,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "traj-records",
     "cline",
     "codex",
+    "codex-exec",
     "openai-responses",
     "openai-agents-sqlite",
     "gemini-cli",
