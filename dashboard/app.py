@@ -16,6 +16,7 @@ if str(_PROJECT) not in sys.path:  # `streamlit run` puts only dashboard/ on the
 import streamlit as st  # noqa: E402
 
 from dashboard.layout import page_layout  # noqa: E402
+from dashboard.run_marker import run_marker  # noqa: E402
 from dashboard.sidebar import sidebar  # noqa: E402
 from dashboard.state import conversations, session  # noqa: E402
 from dashboard.state.session import t  # noqa: E402
@@ -67,6 +68,7 @@ def main() -> None:
     session.init_session()
     conversations.init_items()
     page_layout()
+    run_marker()  # the browser tests await a run by this number, not by a guess that it has started
     sidebar()
     navigation = st.navigation(
         {t("nav.group.conversation"): _pages(CONVERSATION_PAGES), t("nav.group.runs"): _pages(RUN_PAGES)}

@@ -99,6 +99,7 @@ K_FLEET_UPLOAD_DIR = "fleet_upload_dir"  # the folder the last uploaded zip of r
 K_FLEET_OPEN = "fleet_open"  # ("error", line): why the last "open this run" could not read the run
 K_FLEET_SHOWN = "fleet_shown"  # the FleetJob whose results the page drew last
 K_QUALITY = "quality_scores"  # kind -> [(scored object, extras, score)] (state.quality)
+K_RUN_COUNT = "run_count"  # this session's script runs so far, shown to the browser tests (run_marker)
 
 
 def page_widget(page: str, name: str) -> str:

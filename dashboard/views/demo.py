@@ -12,6 +12,7 @@ from dashboard import charts, report
 from dashboard.components import plain, stop_when_empty
 from dashboard.i18n import capacity_text, chart_labels, counted, outcome_words, step_headline
 from dashboard.i18n.quality import replay_lines
+from dashboard.run_marker import run_marker
 from dashboard.sources import safe_file_name
 from dashboard.state import conversations, keys, quality, replays, session
 from dashboard.state.session import t
@@ -78,6 +79,7 @@ controls.button(
 @st.fragment(run_every=replays.DEMO_INTERVAL_SECONDS if playing else None)
 def playback() -> None:
     """One step on screen; while playing, each timed rerun of this fragment shows the next one."""
+    run_marker()  # a fragment's rerun skips the entry script's marker
     total = len(steps)
     if replays.demo_playing() and not replays.advance_demo(total):
         st.rerun()  # the last step: stop the timer and turn Pause back into Play

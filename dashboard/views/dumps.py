@@ -15,6 +15,7 @@ from dashboard.components import error_line, plain, table
 from dashboard.dump_view import show_dump
 from dashboard.follow import follow_folder
 from dashboard.i18n import chart_labels, counted, option_labels
+from dashboard.run_marker import run_marker
 from dashboard.state import dumps, keys, session
 from dashboard.state.session import t
 
@@ -208,6 +209,7 @@ quality.folder_kept(on_page["path"].tolist(), on_page["file"].tolist())  # what 
 @st.fragment
 def one_dump() -> None:
     """One dump in detail; picking another reruns only this part."""
+    run_marker()  # a fragment's rerun skips the entry script's marker
     st.subheader(t("dumps.detail"))
     files = {
         path: name if where == "." else f"{where}/{name}"

@@ -12,6 +12,7 @@ from dashboard.components import flag_message_secrets, plain, show_message, stop
 from dashboard.follow import follow_panel
 from dashboard.i18n import chart_labels, counted, note_names, role_names, segment_names
 from dashboard.i18n.terms import span_ranges
+from dashboard.run_marker import run_marker
 from dashboard.state import conversations, keys, session, views
 from dashboard.state.session import t
 from dashboard.window_view import decision_banner, no_model_conditions, window_summary
@@ -116,6 +117,7 @@ if conversation.system:
 @st.fragment
 def message_viewer() -> None:
     """One context message in full; picking another reruns only this."""
+    run_marker()  # a fragment's rerun skips the entry script's marker
     index = st.number_input(
         t("span.pick", last=len(conversation.messages) - 1),
         min_value=0,

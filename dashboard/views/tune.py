@@ -21,6 +21,7 @@ from dashboard.i18n import (
     recommendation_sentences,
     recommendation_verdict,
 )
+from dashboard.run_marker import run_marker
 from dashboard.settings import TRIGGER_MAX, TRIGGER_MIN, with_outcome
 from dashboard.sources import LoadedConversation, safe_file_name
 from dashboard.state import conversations, keys, replays, session
@@ -139,6 +140,7 @@ tabs[-1].plotly_chart(
 
 @st.fragment
 def recommendation_and_downloads() -> None:
+    run_marker()  # a fragment's rerun skips the entry script's marker
     st.subheader(t("tune.recommendation"))
     headroom = st.slider(
         t("tune.headroom"),

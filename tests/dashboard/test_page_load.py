@@ -16,6 +16,7 @@ from dashboard.state import keys
 from tests.compressor.formats.test_opencode import STORAGE
 from tests.conftest import TRANSCRIPTS
 from tests.dashboard.conftest import APP, SAMPLES, demo_conversation, no_exception, texts, unescaped
+from tests.dashboard.test_run_marker import MARKER
 
 GOOD = {"messages": [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}]}
 SCRIPT = "<script>alert('x')</script> **not bold** 中文"
@@ -104,10 +105,10 @@ class TestUpload:
         no_exception(load)
         load.number_input(key=keys.page_widget("span", "message")).set_value(0).run()
         assert SCRIPT in [c.value for c in load.code]
-        # the one HTML element is the page's own layout rule, never content
-        assert [element.proto.body.strip() for element in load.get("html")] == [
-            (layout.STYLE + layout.SCRIPT).strip()
-        ]
+        # the HTML elements are the page's own layout rule and its run numbers, never content
+        bodies = [element.proto.body.strip() for element in load.get("html")]
+        assert bodies[0] == (layout.STYLE + layout.SCRIPT).strip()
+        assert bodies[1:] and all(MARKER.fullmatch(body) for body in bodies[1:])
         assert all("<script>" not in m.value for m in load.markdown)
 
 

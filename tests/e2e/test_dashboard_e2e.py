@@ -11,11 +11,13 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from compressor.analysis import analyze
@@ -23,12 +25,12 @@ from compressor.config import CurrentRoundCompressorConfig
 from compressor.dumps import index_dumps
 from compressor.formats import load_conversation, load_conversations
 from compressor.replay import Simulation, simulate
-from dashboard import roots
+from dashboard import roots, run_marker
 from dashboard.app import CONVERSATION_PAGES, RUN_PAGES
 from dashboard.i18n import EN, counted, explain, translate
 from dashboard.settings import DEFAULTS
 from dashboard.state import keys, replays
-from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.conftest import CONDITION_TIMEOUT_MS, SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
 
@@ -43,6 +45,12 @@ SHOT_MAX_HEIGHT = 3200
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 EXCEPTION = '[data-testid="stException"]'
 NAV_LINK = '[data-testid="stSidebarNav"] a'
+#: Whether the app is idle and has drawn a run numbered above ``before`` (``dashboard.run_marker``'s numbers).
+RAN_SINCE = """({before, attribute, idle}) => document.querySelector(idle) !== null
+  && Math.max(0, ...[...document.querySelectorAll(`[${attribute}]`)].map((m) => Number(m.getAttribute(attribute))))
+     > before"""
+LAST_RUN = """(attribute) => Math.max(0,
+  ...[...document.querySelectorAll(`[${attribute}]`)].map((m) => Number(m.getAttribute(attribute))))"""
 
 
 # -- what the pages should show, from the library and the string tables ----------------------------
@@ -106,22 +114,45 @@ def heading(file: str, title_key: str, language: str = "en") -> str:
 
 
 def wait_idle(page: Any) -> None:
-    """Until the script run that the last interaction started has finished (call after its effect shows)."""
+    """Until no script run is going on. It cannot tell whether the run an interaction asks for has begun (the
+    browser sends the request, the server starts the run later): after a click, a key press or a typed value use
+    ``after_rerun``; this one only once the interaction's effect shows."""
     page.wait_for_selector(IDLE)
 
 
-def step_slider_to(page: Any, slider: Any, value: int) -> None:
-    """Move an integer slider to ``value`` with the arrow keys and check it holds it.
+def last_run(page: Any) -> int:
+    """The number of the latest script run drawn on the page (0 before the first)."""
+    return int(page.evaluate(LAST_RUN, run_marker.ATTRIBUTE))
 
-    Each key press reruns the page; a press that lands during a rerun can be dropped or arrive late, so this
-    steps towards the value until the slider holds it (bounded), then checks it stays there."""
-    slider.focus()
-    for _ in range(4 * value + 4):
-        current = int(slider.get_attribute("aria-valuetext") or 0)
-        if current == value:
-            break
-        page.keyboard.press("ArrowRight" if current < value else "ArrowLeft")
-        wait_idle(page)
+
+def after_rerun(page: Any, action: Callable[[], object], timeout_ms: float = CONDITION_TIMEOUT_MS) -> None:
+    """Do ``action``, which must start a script run (a click, a key press, a value typed and entered), and wait until
+    a run that began after it has finished and is drawn: the app numbers every run on the page (``run_marker``).
+
+    Only for an action that reruns the app: one that does not (a focus, a tab, an unchanged value) fails here."""
+    before = last_run(page)
+    action()
+    try:
+        page.wait_for_function(
+            RAN_SINCE,
+            arg={"before": before, "attribute": run_marker.ATTRIBUTE, "idle": IDLE},
+            timeout=timeout_ms,
+        )
+    except PlaywrightTimeoutError:
+        state = page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state")
+        raise AssertionError(
+            f"no script run began and finished within {timeout_ms / 1000:g} s of the action: the page shows run "
+            f"{last_run(page)} (run {before} before it), script state {state!r}; does this action rerun the app?"
+        ) from None
+
+
+def step_slider_to(page: Any, slider: Any, value: int) -> None:
+    """Move an integer slider to ``value`` with the arrow keys, each press's rerun drawn before the next press
+    (a press sent during a rerun could be dropped), and check it holds it."""
+    current = int(slider.get_attribute("aria-valuetext") or 0)
+    for _ in range(abs(value - current)):
+        slider.focus()
+        after_rerun(page, lambda: page.keyboard.press("ArrowRight" if current < value else "ArrowLeft"))
     expect(slider).to_have_attribute("aria-valuetext", str(value))
 
 
@@ -137,8 +168,9 @@ def open_app(page: Any, url: str) -> None:
 
 
 def go(page: Any, label: str, title: str) -> None:
-    """Open a page through its sidebar link and wait for its heading."""
-    page.locator(NAV_LINK, has_text=re.compile(f"^{re.escape(label)}$")).click()
+    """Open another page through its sidebar link, wait for its run and check its heading."""
+    link = page.locator(NAV_LINK, has_text=re.compile(f"^{re.escape(label)}$"))
+    after_rerun(page, link.click)
     expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
 
 
@@ -197,7 +229,6 @@ class TestEveryPage:
             text = key_text(file)
             if text is not None:
                 expect(app.get_by_text(text, exact=True).first).to_be_visible()
-            wait_idle(app)
             assert_no_exception(app)
             if stem(file) not in SCENARIO_SHOTS:
                 screenshot(app, stem(file))
@@ -210,7 +241,7 @@ class TestTriggerSlider:
         expect(slider).to_have_attribute("aria-valuetext", f"{DEFAULTS.trigger_context_ratio:.2f}")
         for key, ratio in [("End", 0.99), ("ArrowLeft", 0.98), ("Home", 0.05), ("ArrowRight", 0.06)]:
             slider.focus()
-            app.keyboard.press(key)
+            after_rerun(app, partial(app.keyboard.press, key))
             expect(slider).to_have_attribute("aria-valuetext", f"{ratio:.2f}")
             expect(app.get_by_text(demo_decision(ratio), exact=True)).to_be_visible()
             expect(app).to_have_url(re.compile(rf"[?&]trigger={ratio:g}(&|$)"))

@@ -9,6 +9,7 @@ import json
 import re
 import time
 import zipfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from dashboard.sources import MAX_MESSAGE_CHARS
 from dashboard.state import scratch
 from tests.conftest import OPENJIUWEN_DUMPS
 from tests.e2e.conftest import SERVER_KEY, Served, healthy, new_page
-from tests.e2e.test_dashboard_e2e import assert_no_exception, demo_decision, go, wait_idle
+from tests.e2e.test_dashboard_e2e import after_rerun, assert_no_exception, demo_decision, go, wait_idle
 from tests.support.hostile_server import HostileServer, gzip_bomb
 from tests.support.openai_server import ScriptedServer
 
@@ -40,24 +41,26 @@ def opened(browser: Any, served: Served) -> Any:
 
 def live_openai(page: Any) -> None:
     go(page, "Live compaction", "Live compaction")
-    page.get_by_text("OpenAI-compatible endpoint", exact=True).click()
-    wait_idle(page)
+    after_rerun(page, page.get_by_text("OpenAI-compatible endpoint", exact=True).click)
 
 
 def own_endpoint(page: Any) -> None:
-    """Untick "Use the server's endpoint" and wait for the visitor's form: until the rerun the untick started has
-    drawn it, the server's form (its model prefilled) can still be on the page beside it."""
-    page.get_by_text("Use the server's endpoint").click()
-    expect(page.get_by_placeholder("server-model")).to_have_count(0)
-    wait_idle(page)
+    """Untick "Use the server's endpoint": once its run is drawn, only the visitor's form is on the page."""
+    after_rerun(page, page.get_by_text("Use the server's endpoint").click)
+    assert page.get_by_placeholder("server-model").count() == 0  # the server's form went with that run
+
+
+def enter(page: Any, field: Any, text: str) -> None:
+    """Type ``text`` into a text field and press Enter, which reruns the app with it."""
+    field.fill(text)
+    after_rerun(page, partial(field.press, "Enter"))
 
 
 def run_compaction(page: Any) -> None:
-    page.get_by_role("button", name="Run compaction").click()
+    after_rerun(page, page.get_by_role("button", name="Run compaction").click)
     expect(
         page.locator('[data-testid="stAlert"]').filter(has_text=re.compile("^(Compacted|Compaction failed)"))
     ).to_have_count(1)
-    wait_idle(page)
 
 
 class TestServerKey:
@@ -76,10 +79,8 @@ class TestServerKey:
             second = opened(browser, served)
             live_openai(second)
             own_endpoint(second)
-            second.get_by_label("Base URL").fill(visitor.url)
-            second.get_by_label("Model name").fill("visitor-model")
-            second.get_by_label("Model name").press("Enter")
-            wait_idle(second)
+            enter(second, second.get_by_label("Base URL"), visitor.url)
+            enter(second, second.get_by_label("Model name"), "visitor-model")
             expect(second.get_by_text("A URL you type needs a key you type", exact=False)).to_be_visible()
             run_compaction(second)
         (request,) = visitor.requests
@@ -140,11 +141,9 @@ class TestBoundedReplies:
             runner, other = opened(browser, served), opened(browser, served)
             live_openai(runner)
             own_endpoint(runner)
-            runner.get_by_label("Base URL").fill(bomb.url)
-            runner.get_by_label("Model name").fill("bomb-model")
-            runner.get_by_role("textbox", name="API key").fill("sk-visitor-typed-0123456789")
-            runner.get_by_role("textbox", name="API key").press("Enter")
-            wait_idle(runner)
+            enter(runner, runner.get_by_label("Base URL"), bomb.url)
+            enter(runner, runner.get_by_label("Model name"), "bomb-model")
+            enter(runner, runner.get_by_role("textbox", name="API key"), "sk-visitor-typed-0123456789")
             run_compaction(runner)
             assert bomb.calls >= 1  # the reply was really sent: decompression stopped at the cap each time
         expect(
@@ -196,9 +195,9 @@ class TestSettingsHold:
         page = opened(browser, served)
         slider = page.get_by_role("slider", name="trigger_context_ratio")
         slider.focus()
-        page.keyboard.press("ArrowLeft")  # one change the server has taken: a reset to the default shows too
+        # one change the server has taken: a reset to the default shows too
+        after_rerun(page, partial(page.keyboard.press, "ArrowLeft"))
         expect(slider).to_have_attribute("aria-valuetext", "0.79")
-        wait_idle(page)
         for _ in range(3):  # key presses and page switches as fast as a hurried reader makes them, no waiting
             slider.focus()
             for _ in range(4):

@@ -22,7 +22,7 @@ from compressor.dumps import read_dump
 from dashboard.roots import root_label
 from tests.conftest import OPENJIUWEN_DUMPS
 from tests.e2e.conftest import Served, new_page
-from tests.e2e.test_dashboard_e2e import assert_no_exception, demo_decision, go, wait_idle
+from tests.e2e.test_dashboard_e2e import after_rerun, assert_no_exception, demo_decision, go, wait_idle
 
 pytestmark = pytest.mark.e2e
 
@@ -42,12 +42,15 @@ def app(browser: Any, served: Served) -> Iterator[Any]:
 
 def choose(page: Any, label: str, option: str, *, exact: bool = True) -> None:
     """Pick ``option`` in the select box called ``label``: typed into its search, then chosen from the list (the
-    one option ending in it when not ``exact``)."""
+    one option ending in it when not ``exact``), and its run awaited; an option already chosen is left as it is."""
     box = page.get_by_role("combobox", name=label, exact=True)
     box.click()
     box.fill(option)
-    page.get_by_role("option", name=option, exact=exact).click()
-    wait_idle(page)
+    choice = page.get_by_role("option", name=option, exact=exact)
+    if choice.get_attribute("aria-selected") == "true":  # the value chosen already: picking it reruns nothing
+        box.press("Escape")
+    else:
+        after_rerun(page, choice.click)
 
 
 def open_dumps_of(page: Any, root: Path) -> None:
@@ -55,9 +58,8 @@ def open_dumps_of(page: Any, root: Path) -> None:
     go(page, "Dump review", "Dump review")
     page.get_by_text("Choose another folder").click()
     choose(page, "Root folder", root_label(root))
-    page.get_by_role("button", name=f"Review {root_label(root)}", exact=True).click()
+    after_rerun(page, page.get_by_role("button", name=f"Review {root_label(root)}", exact=True).click)
     expect(page.get_by_text(f"Reviewing every dump below {root_label(root)}", exact=True)).to_be_visible()
-    wait_idle(page)
 
 
 def own_records(folder: str) -> tuple[dict[str, Any], ...]:
