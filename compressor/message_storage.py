@@ -1,7 +1,8 @@
-"""How a message is kept lean: shared field-set bookkeeping, one shared empty ``extra``, token counts in slots.
+"""How a message is kept lean: shared field-set bookkeeping, one shared empty ``extra``, fields in a key-sharing
+dict, and token counts in one slot.
 
-Invariant: nothing here changes a value's fields; the shared objects are never written to, and the counts a
-message holds are those its own (frozen) fields give, so copies, which start without counts, stay right.
+Invariant: nothing here changes a value's fields or their order; the shared objects are never written to, and the
+counts a message holds are those its own (frozen) fields give, so copies, which start without counts, stay right.
 """
 
 from __future__ import annotations
@@ -31,37 +32,69 @@ def share_fields_set(model: BaseModel) -> None:
 #: writes to it: a frozen model refuses attributes and ``model_copy`` copies it before adding to it.
 NO_EXTRA: dict[str, Any] = {}
 
-#: The slot that holds each built-in counter's count on a message; other counters' counts share one dict.
-COUNT_SLOTS: dict[str, str] = {
-    "cl100k_base": "_cl100k_count",
-    "o200k_base": "_o200k_count",
-    "string_length": "_length_count",
-}
+#: Per model class, a plain class whose instances' attribute dicts hold that model's fields.
+_HOLDERS: dict[type[BaseModel], type] = {}
+
+
+def share_keys(model: BaseModel) -> None:
+    """Give ``model`` a ``__dict__`` equal to its own, items in the same order, that shares its key table.
+
+    pydantic builds each model's ``__dict__`` as a dict of its own (272 bytes for a message's 8 fields); an
+    instance dict of a plain class keeps only the values and shares the keys with its class (~160 bytes).
+    It is an ordinary dict: equality, copies, pickles and dumps read it as before.
+    """
+    fields = model.__dict__
+    if len(fields) != len(type(model).model_fields):
+        return  # not the usual shape: keep pydantic's own dict
+    holder_type = _HOLDERS.get(type(model))
+    if holder_type is None:
+        holder_type = _HOLDERS[type(model)] = type(f"{type(model).__name__}Fields", (), {})
+    holder = holder_type()
+    for key, value in fields.items():
+        setattr(holder, key, value)
+    object.__setattr__(model, "__dict__", vars(holder))
+
+
+#: The slot a message's token counts live in: a bare int is the count of the process's counter (the first that
+#: kept a count in this process; a CLI run uses one); a dict holds counts by counter name once another counted the
+#: message. One slot, not one per counter: the object fits the 80-byte size class (with two it took 96).
+COUNT_SLOT = "_counts"
+_PROCESS_COUNTER: dict[str, str] = {}
+
+
+def _process_counter(counter: str) -> str:
+    return _PROCESS_COUNTER.setdefault("name", counter)  # atomic: the first caller's counter, for good
 
 
 def cached_count(message: BaseModel, counter: str) -> int | None:
     """The count ``counter`` made of ``message``, if it made one."""
-    slot = COUNT_SLOTS.get(counter)
-    if slot is not None:
-        return getattr(message, slot, None)
-    other: dict[str, int] | None = getattr(message, "_other_counts", None)
-    return None if other is None else other.get(counter)
+    held: int | dict[str, int] | None = getattr(message, COUNT_SLOT, None)
+    if held is None:
+        return None
+    if isinstance(held, dict):
+        return held.get(counter)
+    return held if counter == _process_counter(counter) else None
 
 
 def keep_count(message: BaseModel, counter: str, tokens: int) -> None:
     """Remember ``counter``'s count of ``message`` on it (the message is frozen, so the count stays right)."""
-    slot = COUNT_SLOTS.get(counter)
-    if slot is not None:
-        object.__setattr__(message, slot, tokens)
+    held: int | dict[str, int] | None = getattr(message, COUNT_SLOT, None)
+    if isinstance(held, dict):
+        held[counter] = tokens
         return
-    other: dict[str, int] | None = getattr(message, "_other_counts", None)
-    if other is None:
-        other = {}
-        object.__setattr__(message, "_other_counts", other)
-    other[counter] = tokens
+    main = _process_counter(counter)
+    if counter == main:
+        object.__setattr__(message, COUNT_SLOT, tokens)
+        return
+    counts = {counter: tokens} if held is None else {main: held, counter: tokens}
+    object.__setattr__(message, COUNT_SLOT, counts)
 
 
 def token_counts(message: BaseModel) -> dict[str, int]:
     """Every count held on ``message``, by counter name."""
-    held = {name: getattr(message, slot) for name, slot in COUNT_SLOTS.items() if hasattr(message, slot)}
-    return {**held, **(getattr(message, "_other_counts", None) or {})}
+    held: int | dict[str, int] | None = getattr(message, COUNT_SLOT, None)
+    if held is None:
+        return {}
+    if isinstance(held, dict):
+        return dict(held)
+    return {_PROCESS_COUNTER["name"]: held}

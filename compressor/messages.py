@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from .markers import INTERNAL_PREFIXES
-from .message_storage import COUNT_SLOTS, NO_EXTRA, share_fields_set, token_counts
+from .message_storage import COUNT_SLOT, NO_EXTRA, share_fields_set, share_keys, token_counts
 
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
@@ -71,6 +71,7 @@ class ToolCall(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         share_fields_set(self)
+        share_keys(self)
         if not self.__pydantic_extra__:
             object.__setattr__(self, "__pydantic_extra__", NO_EXTRA)
 
@@ -127,10 +128,11 @@ class Message(BaseModel):
     # Token counts per counter, set on first count; safe: the message is frozen. Slots, not a private dict: a
     # dict per message (and one more for its counts) cost ~370 bytes, more than most messages' text. Copies and
     # pickles do not carry them (pydantic copies only the fields), so a copy with other content is counted again.
-    __slots__ = (*COUNT_SLOTS.values(), "_other_counts")
+    __slots__ = (COUNT_SLOT,)
 
     def model_post_init(self, context: Any, /) -> None:
         share_fields_set(self)
+        share_keys(self)
         if not self.__pydantic_extra__:
             object.__setattr__(self, "__pydantic_extra__", NO_EXTRA)
 

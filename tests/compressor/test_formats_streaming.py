@@ -79,6 +79,22 @@ class TestElementsAreTheWholeParse:
         roles = [next(key for key in value if key == "role") for value in values]
         assert all(key is roles[0] for key in roles)
 
+    def test_repeated_roles_and_part_types_are_one_string(self, tmp_path: Path) -> None:
+        parts = {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}
+        values = read_array(write(tmp_path, json.dumps([*MIXED, parts, *MIXED])), 16)
+        assert values is not None and values == [*MIXED, parts, *MIXED]
+        users = [value["role"] for value in values if value["role"] == "user"]
+        assert len(users) == 3 and all(role is users[0] for role in users)
+        texts = [part["type"] for part in values[len(MIXED)]["content"]]
+        assert texts[0] is texts[1]
+
+    def test_only_short_string_roles_and_types_are_shared(self, tmp_path: Path) -> None:
+        long = "r" * 41
+        odd = [{"role": long}, {"role": long}, {"role": 7, "type": ["x"]}, {"type": None}]
+        values = read_array(write(tmp_path, json.dumps(odd)), 4)
+        assert values == odd and values is not None
+        assert values[0]["role"] is not values[1]["role"]
+
     @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
     @given(
         values=st.lists(

@@ -1,9 +1,13 @@
-"""Lean messages: token counts in slots, one shared empty ``extra``, and a loader that lets raw values go."""
+"""Lean messages: token counts in one slot, one shared empty ``extra``, fields in a key-sharing dict, and a loader
+that lets raw values go."""
 
 from __future__ import annotations
 
 import copy
+import json
 import pickle
+import sys
+from typing import Any
 
 import pytest
 
@@ -11,7 +15,7 @@ from compressor.formats.building import taking
 from compressor.formats.problems import Loc
 from compressor.formats.shape import Objects, Shape
 from compressor.message_storage import cached_count, keep_count, token_counts
-from compressor.messages import Message
+from compressor.messages import Message, ToolCall
 from compressor.tokens import _token_cache, get_counter
 
 
@@ -24,6 +28,18 @@ class TestTokenCounts:
         assert cached_count(message, "cl100k_base") == 4 and cached_count(message, "my-counter") == 9
         assert cached_count(message, "o200k_base") is None
         assert token_counts(message) == {"cl100k_base": 4, "my-counter": 9} == message._tokens
+
+    @pytest.mark.parametrize(
+        "order", [("string_length", "o200k_base", "x"), ("x", "cl100k_base", "o200k_base")]
+    )
+    def test_any_order_of_counters_keeps_every_count(self, order: tuple[str, ...]) -> None:
+        message = Message(role="user", content="hello there")
+        for tokens, counter in enumerate(order, start=1):
+            keep_count(message, counter, tokens)
+            keep_count(message, counter, tokens)  # kept again: the same count, not a second entry
+        assert token_counts(message) == {counter: tokens for tokens, counter in enumerate(order, start=1)}
+        assert [cached_count(message, counter) for counter in order] == [1, 2, 3]
+        assert cached_count(message, "unknown") is None
 
     def test_the_mapping_view_reads_and_writes_the_same_counts(self) -> None:
         message = Message(role="assistant", content="done")
@@ -53,6 +69,75 @@ class TestTokenCounts:
         copied = make(original)  # type: ignore[operator]
         assert copied == original and token_counts(copied) == {}
         assert token_counts(original) != {}
+
+
+FULL: dict[str, Any] = {
+    "role": "assistant",
+    "content": [{"type": "text", "text": "looking"}, {"type": "image_url", "image_url": {"url": "u"}}],
+    "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}],
+    "name": "agent",
+    "usage_metadata": {"total_tokens": 120},
+    "metadata": {"turn": 3},
+    "finish_reason": "tool_calls",
+}
+
+
+class TestFieldsInAKeySharingDict:
+    @pytest.mark.parametrize("data", [{"role": "user", "content": "ok 1"}, FULL], ids=["short", "full"])
+    def test_a_message_is_the_value_pydantic_builds(self, data: dict[str, Any]) -> None:
+        message = Message.model_validate(data)
+        own = dict(message.__dict__)  # a dict of its own, as pydantic builds one
+        assert list(message.__dict__) == list(Message.model_fields) == list(own)
+        assert message == Message.model_validate(data) and message.__dict__ == own
+        assert message.model_dump() == Message.model_validate(message.model_dump()).model_dump()
+        assert json.loads(message.model_dump_json()) == message.model_dump(mode="json")
+        assert list(message.model_dump()) == [*Message.model_fields, *message.model_extra]
+        assert repr(message).startswith("Message(role='") and "content=" in repr(message)
+        assert message.model_fields_set == set(data)  # pydantic counts the unknown fields as set too
+
+    def test_its_dict_shares_the_keys_and_is_smaller(self) -> None:
+        a, b = Message(role="user", content="a"), Message(role="assistant", content="b", name="n")
+        assert sys.getsizeof(a.__dict__) < sys.getsizeof(dict(a.__dict__))
+        assert sys.getsizeof(b.__dict__) < sys.getsizeof(dict(b.__dict__))
+
+    @pytest.mark.parametrize(
+        "make",
+        [
+            copy.copy,
+            copy.deepcopy,
+            Message.model_copy,
+            lambda m: m.model_copy(deep=True),
+            lambda m: pickle.loads(pickle.dumps(m)),
+            lambda m: Message.model_validate_json(m.model_dump_json()),
+            lambda m: Message.model_construct(**{key: getattr(m, key) for key in m.model_fields_set}),
+        ],
+        ids=["copy", "deepcopy", "model_copy", "deep_model_copy", "pickle", "json", "construct"],
+    )
+    def test_copies_and_round_trips_equal_the_original(self, make: Any) -> None:
+        original = Message.model_validate(FULL)
+        copied = make(original)
+        assert copied == original and copied.model_dump() == original.model_dump()
+        assert copied.to_openjiuwen() == original.to_openjiuwen() == {**FULL, "content": FULL["content"]}
+
+    def test_a_copy_with_changes_changes_only_itself(self) -> None:
+        original = Message(role="user", content="before")
+        changed = original.model_copy(update={"content": "after", "metadata": {"k": 1}})
+        assert (changed.content, changed.metadata) == ("after", {"k": 1})
+        assert (original.content, original.metadata) == ("before", None)
+        assert Message(role="user", content="before") == original != changed
+
+    def test_frozen_and_validated_as_before(self) -> None:
+        message = Message(role="user", content="x")
+        with pytest.raises(ValueError, match="frozen"):
+            message.content = "y"  # type: ignore[misc]
+        with pytest.raises(ValueError, match="tool_call_id"):
+            Message(role="tool", content="x")
+        assert message.content == "x" and message.text == "x"
+
+    def test_tool_calls_share_keys_too(self) -> None:
+        call = ToolCall(id="c1", name="bash", arguments="{}")
+        assert sys.getsizeof(call.__dict__) < sys.getsizeof(dict(call.__dict__))
+        assert call == ToolCall.model_validate(call.openai()) and call.flat()["name"] == "bash"
 
 
 class TestSharedEmptyExtra:
