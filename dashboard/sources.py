@@ -38,18 +38,17 @@ class LoadedConversation:
 
     key: str
     label: str
-    origin: str  # "sample", "upload" or "root"
+    #: "sample", "upload", "root" (a file under a root), "store" (a session store folder) or "fleet"
+    origin: str
     file: str
     conversation: Conversation = field(repr=False)
     #: the configured root a "root" conversation was read from (``file`` is its path below that root)
     root_index: int | None = None
-    #: read from a session store kept as a folder (``file`` names the folder): opened again, not followed
-    store: bool = False
 
     @property
     def followable(self) -> bool:
         """True when the conversation is a file on the server that a page may follow as it grows."""
-        return self.origin == "root" and self.root_index is not None and not self.store
+        return self.origin == "root" and self.root_index is not None
 
     @property
     def source_format(self) -> str:
@@ -282,7 +281,7 @@ def _split(errors: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def loaded_items(
-    origin: str, outcomes: Sequence[FileOutcome], *, root_index: int | None = None, store: bool = False
+    origin: str, outcomes: Sequence[FileOutcome], *, root_index: int | None = None
 ) -> list[LoadedConversation]:
     """A LoadedConversation per conversation; several in one file are labelled by their names."""
     items: list[LoadedConversation] = []
@@ -299,7 +298,6 @@ def loaded_items(
                     file=outcome.file,
                     conversation=conversation,
                     root_index=root_index,
-                    store=store,
                 )
             )
     return items

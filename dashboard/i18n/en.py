@@ -327,6 +327,7 @@ STRINGS: dict[str, str] = {
     "origin.sample": "bundled sample",
     "origin.upload": "uploaded",
     "origin.root": "a file on the server",
+    "origin.store": "a session store on the server",
     "origin.fleet": "opened from Fleet",
     "load.tab.upload": "Upload",
     "load.tab.samples": "Bundled samples",

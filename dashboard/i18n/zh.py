@@ -266,6 +266,7 @@ STRINGS: dict[str, str] = {
     "origin.sample": "内置示例",
     "origin.upload": "已上传",
     "origin.root": "服务器上的文件",
+    "origin.store": "服务器上的会话存储",
     "origin.fleet": "从舰队打开",
     "load.tab.upload": "上传",
     "load.tab.samples": "内置示例",

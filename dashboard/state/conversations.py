@@ -116,12 +116,10 @@ def new_uploads(files: Sequence[UploadedFile], seen_key: str = keys.K_SEEN_UPLOA
     return fresh
 
 
-def _keep(
-    origin: str, outcomes: Sequence[FileOutcome], *, root_index: int | None = None, store: bool = False
-) -> None:
+def _keep(origin: str, outcomes: Sequence[FileOutcome], *, root_index: int | None = None) -> None:
     held = sum(conversation_chars(item.conversation) for item in items().values())
     outcomes = within_session_budget(outcomes, held)  # a tokenising budget per session
-    add_items(loaded_items(origin, outcomes, root_index=root_index, store=store), select=True)
+    add_items(loaded_items(origin, outcomes, root_index=root_index), select=True)
     set_load_report(outcomes)
 
 
@@ -157,7 +155,7 @@ def on_open_root_store(root_index: int, relative: str) -> None:
         outcomes = load_root_store(configured[root_index], relative)
     except (IndexError, roots.OutsideRootError, UnreadableFile, OSError) as error:
         outcomes = [FileOutcome(relative, error=one_line(error, relative or "."))]
-    _keep("root", outcomes, root_index=root_index, store=True)
+    _keep("store", outcomes, root_index=root_index)  # read whole, never followed
 
 
 # -- what every run computes from the conversation on show -------------------------------------------

@@ -25,6 +25,7 @@ if loaded and current is not None:
         "sample": t("origin.sample"),
         "upload": t("origin.upload"),
         "root": t("origin.root"),
+        "store": t("origin.store"),
         "fleet": t("origin.fleet"),
     }
     table(tables.loaded_table(loaded.values(), origins), hide_index=True)

@@ -23,7 +23,7 @@ def held(at: AppTest) -> dict[str, object]:
 
 
 def store_items(at: AppTest) -> list[object]:
-    return [item for key, item in held(at).items() if key.startswith("root:")]
+    return [item for key, item in held(at).items() if key.startswith("store:")]
 
 
 def tree_of(folder: Path) -> dict[str, bytes]:
@@ -64,7 +64,8 @@ class TestSessionPicker:
         loaded = store_items(at)
         assert len(expected) == 2
         assert [item.conversation.messages for item in loaded] == [c.messages for c in expected]  # type: ignore[attr-defined]
-        assert all(item.store and not item.followable for item in loaded)  # type: ignore[attr-defined]
+        assert all(item.origin == "store" and not item.followable for item in loaded)  # type: ignore[attr-defined]
+        assert list(at.dataframe[0].value["origin"])[1:] == ["a session store on the server"] * 2
         assert any("2 conversations, format opencode" in unescaped(s.value) for s in at.success)
 
 
