@@ -68,9 +68,9 @@ READING_TEXT: dict[str, tuple[str, str]] = {
         "{count} recorded compactions keep their summary encrypted (only the provider can read it)",
     ),
     "prompts_not_recorded": (
-        "{count} turn's prompt is not in the file (codex exec does not print it): an empty request stands for it",
-        "{count} turns' prompts are not in the file (codex exec does not print them): an empty request stands for "
-        "each",
+        "{count} turn's prompt is not in the file (headless output does not print it): an empty request stands for it",
+        "{count} turns' prompts are not in the file (headless output does not print them): an empty request stands "
+        "for each",
     ),
     "usage_after_compaction_stale": (
         "{count} usage report after the agent's first own compaction measured the compacted window; it is read "

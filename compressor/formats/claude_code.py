@@ -12,6 +12,12 @@ Compactions: a ``system`` line with ``subtype: "compact_boundary"`` marks one Cl
 flagged ``isCompactSummary``), which ``claude_turns`` records as a compaction (``preTokens`` → ``tokens_before``).
 User turns are classified by Claude Code's rules, shared with the Engram reader (``claude_turns``). The session
 id (``sessionId``) and the model of the latest reply go to the conversation's metadata.
+
+Headless output (``claude -p --output-format stream-json``) holds the same message lines after a ``system`` line of
+``subtype: "init"`` (``session_id``, ``model``), and ends with a ``result`` line (its ``usage`` and
+``total_cost_usd`` sum the whole run: kept in the metadata, never read as a window); its compaction boundary names
+its metadata ``compact_metadata {trigger, pre_tokens}``. Claude Code does not print the prompt there: unless a user
+text line follows the ``init``, an empty real request stands for it (with a reading).
 """
 
 from __future__ import annotations
@@ -34,6 +40,10 @@ SKIP_FLAGS = ("isMeta", "isSidechain")
 COMPACT_BOUNDARY = "compact_boundary"
 #: Line fields worth keeping on the message they produce.
 LINE_EXTRAS = ("uuid", "timestamp", "isCompactSummary")
+#: What stands for the prompt of a headless run, which Claude Code does not print (see the module docstring).
+PROMPT_METADATA = {"stands_for": "the prompt claude -p was given (not in its output)"}
+#: What a headless run's ``result`` line says of the whole run, kept in the metadata under the same names.
+RESULT_FIELDS = ("total_cost_usd", "num_turns", "duration_ms", "usage")
 #: API message fields that are not content (kept as extras, from a reply's last line).
 _NOT_EXTRA = frozenset({"role", "content", "usage", "type"})
 
@@ -67,12 +77,26 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
         None  # the compactMetadata of a compaction whose summary is still to come
     )
     session: Any = None
+    prompt_due = False  # a headless run began (``init``): its prompt is due before the next message line
+    stood_in = 0
+    result: dict[str, Any] = {}
     for loc, value in located:
         line = expect_dict(value, loc, "a session line")
-        session = line.get("sessionId", session)
+        session = line.get("sessionId", line.get("session_id", session))
+        if line.get("type") == "system" and line.get("subtype") == "init":
+            prompt_due = True
+            continue
+        if line.get("type") == "result":
+            result.update({key: line[key] for key in RESULT_FIELDS if key in line})
+            continue
+        if prompt_due and line.get("type") in MESSAGE_LINE_TYPES:
+            prompt_due = False
+            if not _prompt_line(line):
+                entries.append(Message(role="user", content="", metadata=dict(PROMPT_METADATA)))
+                stood_in += 1
         if line.get("type") == "system" and line.get("subtype") == COMPACT_BOUNDARY:
             meta = line.get(claude_turns.COMPACT_METADATA)
-            boundary = meta if isinstance(meta, dict) else {}
+            boundary = meta if isinstance(meta, dict) else _headless_boundary(line.get("compact_metadata"))
             continue
         summary = line.get("type") == "user" and line.get("isCompactSummary") is True
         flagged = any(line.get(flag) is True for flag in SKIP_FLAGS)
@@ -118,6 +142,9 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
     if isinstance(model, str) and model:
         metadata["model"] = model
         turns.tally.note("model_from_file", model)
+    if result:
+        metadata["result"] = result
+    turns.tally.add("prompts_not_recorded", stood_in)
     return assemble(
         turns.messages,
         [],
@@ -126,6 +153,27 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
         metadata=metadata,
         compactions=turns.compactions,
         readings=turns.tally.readings(),
+    )
+
+
+def _headless_boundary(meta: Any) -> dict[str, Any]:
+    """Headless output's ``compact_metadata {trigger, pre_tokens}`` in the session file's names."""
+    if not isinstance(meta, dict):
+        return {}
+    named = {"trigger": meta.get("trigger"), "preTokens": meta.get("pre_tokens")}
+    return {key: value for key, value in named.items() if value is not None}
+
+
+def _prompt_line(line: dict[str, Any]) -> bool:
+    """A user line with words of its own (the prompt echoed), not only tool results."""
+    message = line.get("message")
+    if line.get("type") != "user" or not isinstance(message, dict):
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") == "text" for block in content
     )
 
 

@@ -1076,8 +1076,8 @@ STRINGS.update(
         "reading.results_filled_in.other": "{count} tool calls have no result in the file and were given the result {detail}",
         "reading.summaries_encrypted.one": "{count} recorded compaction keeps its summary encrypted (only the provider can read it)",
         "reading.summaries_encrypted.other": "{count} recorded compactions keep their summary encrypted (only the provider can read it)",
-        "reading.prompts_not_recorded.one": "{count} turn's prompt is not in the file (codex exec does not print it): an empty request stands for it",
-        "reading.prompts_not_recorded.other": "{count} turns' prompts are not in the file (codex exec does not print them): an empty request stands for each",
+        "reading.prompts_not_recorded.one": "{count} turn's prompt is not in the file (headless output does not print it): an empty request stands for it",
+        "reading.prompts_not_recorded.other": "{count} turns' prompts are not in the file (headless output does not print them): an empty request stands for each",
         "reading.usage_after_compaction_stale.one": "{count} usage report after the agent's first own compaction measured the compacted window; it is read as stale for the whole run shown here",
         "reading.usage_after_compaction_stale.other": "{count} usage reports after the agent's first own compaction measured the compacted window; they are read as stale for the whole run shown here",
     }

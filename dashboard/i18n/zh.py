@@ -945,8 +945,8 @@ STRINGS.update(
         "reading.results_filled_in.other": "{count} 个工具调用在文件中没有结果，已补上结果 {detail}",
         "reading.summaries_encrypted.one": "{count} 次记录的压缩的摘要是加密的（只有服务商能读取）",
         "reading.summaries_encrypted.other": "{count} 次记录的压缩的摘要是加密的（只有服务商能读取）",
-        "reading.prompts_not_recorded.one": "{count} 个轮次的提示不在文件中（codex exec 不输出提示）：以一条空请求代替",
-        "reading.prompts_not_recorded.other": "{count} 个轮次的提示不在文件中（codex exec 不输出提示）：每轮以一条空请求代替",
+        "reading.prompts_not_recorded.one": "{count} 个轮次的提示不在文件中（无界面模式的输出不含提示）：以一条空请求代替",
+        "reading.prompts_not_recorded.other": "{count} 个轮次的提示不在文件中（无界面模式的输出不含提示）：每轮以一条空请求代替",
         "reading.usage_after_compaction_stale.one": (
             "智能体第一次自行压缩之后的 {count} 条用量报告测量的是压缩后的窗口；在此显示的整个运行中视为过时"
         ),

@@ -203,3 +203,52 @@ class TestBadInput:
             ConversationFormatError, match=r"line 2: message\.content: must be a string or a list"
         ):
             load_conversation(text.encode(), name="s.jsonl")
+
+
+HEADLESS = FIXTURES / "formats" / "claude_code" / "headless-stream.jsonl"
+
+
+class TestHeadlessStream:
+    """``claude -p --output-format stream-json``: the same message lines after an ``init``, and a ``result``."""
+
+    def test_a_stand_in_opens_the_run_for_the_prompt_it_does_not_print(self) -> None:
+        run = load_conversation(HEADLESS)
+        first = run.messages[0]
+        assert (first.role, first.content, first.is_real_user) == ("user", "", True)
+        assert next(r for r in run.readings if r.code == "prompts_not_recorded").count == 1
+        assert analyze(run, context_max=200_000).to_dict()["span"]["compress"] == [1, 9]  # anchored on it
+
+    def test_messages_session_result_and_compaction(self) -> None:
+        run = load_conversation(HEADLESS)
+        assert count_messages(run).to_dict() == {
+            "real_user": 1,
+            "internal_user": 1,
+            "assistant": 4,
+            "tool": 3,
+            "tool_calls": 3,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
+        }
+        assert run.metadata["session_id"] == "6b1f3c2a-9d4e-4f7a-8b2c-1e5d7a9c3f40"
+        assert (
+            run.metadata["result"]["total_cost_usd"] == 0.04213 and run.metadata["result"]["num_turns"] == 5
+        )
+        (compaction,) = run.recorded_compactions
+        assert compaction.tokens_before == 15_402  # compact_metadata.pre_tokens
+
+    def test_an_echoed_prompt_needs_no_stand_in(self) -> None:
+        lines = HEADLESS.read_text().splitlines()
+        prompt = {
+            "type": "user",
+            "message": {"role": "user", "content": "Fix the date test."},
+            "session_id": "s",
+        }
+        run = load_conversation(
+            "\n".join([lines[0], json.dumps(prompt), *lines[1:]]) + "\n", name="run.jsonl"
+        )
+        assert run.messages[0].text == "Fix the date test."
+        assert not any(m.role == "user" and m.content == "" for m in run.messages)
+        assert not any(r.code == "prompts_not_recorded" for r in run.readings)
+
+    def test_a_session_file_gets_no_stand_in(self, compacted: Conversation) -> None:
+        assert not any(r.code == "prompts_not_recorded" for r in compacted.readings)

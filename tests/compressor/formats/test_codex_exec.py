@@ -51,7 +51,7 @@ class TestSample:
         assert all(m.content == "" and m.is_real_user for _, m in users)
         readings = {r.code: r for r in run.readings}
         assert readings["prompts_not_recorded"].count == 2
-        assert "codex exec does not print them" in describe_reading(readings["prompts_not_recorded"])
+        assert "headless output does not print them" in describe_reading(readings["prompts_not_recorded"])
 
     def test_counts(self, run: Conversation) -> None:
         assert count_messages(run).to_dict() == {
