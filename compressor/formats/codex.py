@@ -29,6 +29,11 @@ Schema: openai/codex ``codex-rs/protocol/src/protocol.rs`` (``RolloutLine``, ``R
   ``info.model_context_window`` → ``metadata["context_window"]``. ``user_message`` / ``agent_message`` /
   ``agent_reasoning`` events repeat the items (skipped, counted in a reading), as are other events.
 
+- Newer items (``codex-rs/protocol/src/models.rs``): ``additional_tools`` (tool definitions added to the prompt)
+  join the run's tools; ``agent_message`` (what another agent of the run told this one) is an internal user turn;
+  ``context_compaction`` is an encrypted compaction like ``compaction``; ``compaction_trigger`` is a request
+  control, skipped.
+
 Roles: ``responses.CODEX_RULES`` (the context Codex injects as user messages is internal).
 """
 

@@ -28,7 +28,7 @@ from typing import Any
 from compressor.formats.building import build_tools
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, short, type_name
 from compressor.formats.roles import TurnRules
-from compressor.formats.session_log import SessionLog
+from compressor.formats.session_log import SessionLog, tool_defs
 from compressor.formats.shape import Reader, Shape
 from compressor.messages import Conversation
 
@@ -86,8 +86,12 @@ IGNORED_TYPES = (
     "mcp_list_tools",
     "mcp_approval_request",
     "mcp_approval_response",
+    "compaction_trigger",  # a request control, not an item of the history (Codex's models.rs)
 )
-COMPACTION_TYPES = ("compaction", "compaction_summary")
+COMPACTION_TYPES = ("compaction", "compaction_summary", "context_compaction")
+#: What Codex adds to a history beside the Responses API's own items (codex-rs/protocol/src/models.rs): a message
+#: another agent of the run sent this one, and tool definitions added to the prompt mid-run.
+AGENT_MESSAGE, ADDITIONAL_TOOLS = "agent_message", "additional_tools"
 MESSAGE_ROLES = ("user", "assistant", "developer", "system")
 #: Content part types only the Responses API uses (a chat-completions list never has them).
 RESPONSES_PART_TYPES = ("input_text", "output_text", "input_image", "input_file", "input_audio", "refusal")
@@ -99,6 +103,8 @@ ITEM_TYPES = (
     *SERVER_TYPES,
     *IGNORED_TYPES,
     *COMPACTION_TYPES,
+    AGENT_MESSAGE,
+    ADDITIONAL_TOOLS,
 )
 
 
@@ -232,6 +238,12 @@ class ItemParser:
             self.log.compaction(
                 "", loc, encrypted=True, content="[compaction summary, encrypted by the server]"
             )
+        elif kind == AGENT_MESSAGE:
+            self._agent_message(item, loc)
+        elif kind == ADDITIONAL_TOOLS:
+            known = {tool.name for tool in self.log.tools}
+            added = tool_defs(item.get("tools"), loc.key("tools"))
+            self.log.tools.extend(tool for tool in added if tool.name not in known)
         elif kind in IGNORED_TYPES:
             self.log.skip(f"{kind} items")
         else:
@@ -267,6 +279,17 @@ class ItemParser:
             return
         internal = any(CODEX_RULES.kind(piece.lower()) == "internal" for piece in _texts(item.get("content")))
         self.log.add({"role": "user", "content": content, "internal": internal}, loc)
+
+    def _agent_message(self, item: dict[str, Any], loc: Loc) -> None:
+        """What another agent of the run told this one: in its context as a turn the harness wrote (internal)."""
+        self.end_turn()
+        data: dict[str, Any] = {
+            "role": "user",
+            "content": content_of(item.get("content"), loc.key("content")),
+        }
+        data["internal"] = True
+        data.update({key: item[key] for key in ("author", "recipient") if isinstance(item.get(key), str)})
+        self.log.add(data, loc)
 
     def _reasoning(self, item: dict[str, Any], loc: Loc) -> None:
         texts = [text_of(item.get("summary")), text_of(item.get("content"))]

@@ -299,3 +299,72 @@ class TestBadInput:
         with pytest.raises(ConversationFormatError) as error:
             rollout(*lines)
         assert str(error.value) == problem
+
+
+class TestNewerItems:
+    """Items later Codex versions write (``codex-rs/protocol/src/models.rs``: ``AdditionalTools``, ``AgentMessage``,
+    ``ContextCompaction``, ``CompactionTrigger``): read for what they put in the model's context."""
+
+    def newer(self) -> Conversation:
+        return rollout(
+            line(
+                "session_meta", {"id": "s", "cwd": "/repo", "base_instructions": {"text": "You are Codex."}}
+            ),
+            line(
+                "response_item",
+                {
+                    "type": "additional_tools",
+                    "role": "developer",
+                    "tools": [{"type": "function", "name": "lookup", "description": "Look up a doc."}],
+                },
+            ),
+            user("Fix the bug."),
+            line(
+                "response_item",
+                {
+                    "type": "function_call",
+                    "name": "lookup",
+                    "namespace": "docs",
+                    "arguments": "{}",
+                    "call_id": "c1",
+                },
+            ),
+            line("response_item", {"type": "function_call_output", "call_id": "c1", "output": "ok"}),
+            line(
+                "response_item",
+                {
+                    "type": "agent_message",
+                    "author": "explorer",
+                    "recipient": "main",
+                    "content": [{"type": "input_text", "text": "The bug is in src/a.py."}],
+                },
+            ),
+            line("response_item", {"type": "compaction_trigger"}),
+            line("response_item", {"type": "context_compaction", "encrypted_content": "gAAAA"}),
+            line(
+                "response_item",
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "Done."}],
+                },
+            ),
+        )
+
+    def test_added_tools_are_the_runs_tools(self) -> None:
+        assert [tool.name for tool in self.newer().tools] == ["lookup"]
+
+    def test_another_agents_message_is_an_internal_turn_in_the_context(self) -> None:
+        told = next(m for m in self.newer().messages if m.text == "The bug is in src/a.py.")
+        assert (
+            told.role == "user"
+            and told.internal
+            and told.model_extra == {"author": "explorer", "recipient": "main"}
+        )
+
+    def test_a_context_compaction_is_a_recorded_encrypted_compaction(self) -> None:
+        run = self.newer()
+        assert len(run.recorded_compactions) == 1
+        assert any(r.code == "summaries_encrypted" for r in run.readings)
+        skipped = [r for r in run.readings if r.code == "lines_skipped"]
+        assert not any("unknown" in r.detail for r in skipped)  # every item type is known
