@@ -4,6 +4,8 @@ Invariant: ``zh.py`` holds exactly these keys with the same format fields (a tes
 is never translated or formatted through these strings.
 """
 
+from compressor.census import READING_TEXT
+
 STRINGS: dict[str, str] = {
     # navigation
     "nav.group.conversation": "Conversation",
@@ -1048,41 +1050,19 @@ STRINGS.update(
             "This run cannot compact: every model call comes straight after a real user request, so there is "
             "never work after the latest request to summarise (a lower ratio would not help)."
         ),
-        "reading.tool_results_from_user_text.one": "{count} tool result arrived as user text and was read as a tool result",
-        "reading.tool_results_from_user_text.other": "{count} tool results arrived as user text and were read as tool results",
-        "reading.internal_user_turns.one": "{count} user turn was written by the agent's harness and was read as internal",
-        "reading.internal_user_turns.other": "{count} user turns were written by the agent's harness and were read as internal",
-        "reading.recorded_compactions.one": "{count} compaction the agent made itself is recorded in the file",
-        "reading.recorded_compactions.other": "{count} compactions the agent made itself are recorded in the file",
-        "reading.demonstration_turns_skipped.one": "{count} demonstration turn was left out",
-        "reading.demonstration_turns_skipped.other": "{count} demonstration turns were left out",
-        "reading.tool_calls_from_text.one": "{count} tool call was read from the assistant's text",
-        "reading.tool_calls_from_text.other": "{count} tool calls were read from the assistant's text",
-        "reading.truncated_tail.one": "the file ends in a partial record (still being written?); read up to the last whole one",
-        "reading.truncated_tail.other": "the file ends in a partial record (still being written?); read up to the last whole one",
-        "reading.lines_skipped.one": "{count} line that is not part of the conversation was skipped ({detail})",
-        "reading.lines_skipped.other": "{count} lines that are not part of the conversation were skipped ({detail})",
-        "reading.chunks_joined.one": "{count} streamed chunk was joined into its message",
-        "reading.chunks_joined.other": "{count} streamed chunks were joined into messages",
-        "reading.model_from_file.one": "the file names the model: {detail}",
-        "reading.model_from_file.other": "the file names the model: {detail}",
-        "reading.events_skipped.one": "{count} event that is not a conversation turn was skipped ({detail})",
-        "reading.events_skipped.other": "{count} events that are not conversation turns were skipped ({detail})",
-        "reading.batched_tool_results.one": "{count} tool call shares the one result the file gives for its batch",
-        "reading.batched_tool_results.other": "{count} tool calls share the one result the file gives for their batch",
-        "reading.tool_outputs_pruned.one": "{count} tool result the agent later cleared from its context is read as first sent",
-        "reading.tool_outputs_pruned.other": "{count} tool results the agent later cleared from its context are read as first sent",
-        "reading.results_filled_in.one": "{count} tool call has no result in the file and was given the result {detail}",
-        "reading.results_filled_in.other": "{count} tool calls have no result in the file and were given the result {detail}",
-        "reading.summaries_encrypted.one": "{count} recorded compaction keeps its summary encrypted (only the provider can read it)",
-        "reading.summaries_encrypted.other": "{count} recorded compactions keep their summary encrypted (only the provider can read it)",
-        "reading.prompts_not_recorded.one": "{count} turn's prompt is not in the file (headless output does not print it): an empty request stands for it",
-        "reading.prompts_not_recorded.other": "{count} turns' prompts are not in the file (headless output does not print them): an empty request stands for each",
-        "reading.usage_after_compaction_stale.one": "{count} usage report after the agent's first own compaction measured the compacted window; it is read as stale for the whole run shown here",
-        "reading.usage_after_compaction_stale.other": "{count} usage reports after the agent's first own compaction measured the compacted window; they are read as stale for the whole run shown here",
     }
 )
 
+
+# How a file was read: the library's own words (``compressor.census.READING_TEXT``, which the CLI prints), one form
+# for a count of one and one for the rest.
+STRINGS.update(
+    {
+        f"reading.{code}.{form}": text
+        for code, forms in READING_TEXT.items()
+        for form, text in zip(("one", "other"), forms, strict=True)
+    }
+)
 
 # The Fleet page: one setting for many runs.
 STRINGS.update(
