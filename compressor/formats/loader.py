@@ -33,6 +33,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "codex",
     "codex-exec",
     "openai-responses",
+    "langchain",
     "openai-agents-sqlite",
     "gemini-cli",
     "gemini-cli-stream",
