@@ -28,8 +28,11 @@ MAX_MESSAGE_CHARS = 2_000_000
 #: The most characters of conversations one session may hold (what its pages may tokenise): two full uploads.
 #: Past it a new file is refused until some are cleared, so no session can keep the server tokenising.
 MAX_SESSION_CHARS = 2 * MAX_TOTAL_BYTES
-#: Member suffixes read from a zip (nested archives are not opened).
-MEMBER_SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj")
+#: Member suffixes read from a zip (nested archives are not opened); SQLite session stores (OpenCode's
+#: ``opencode.db``, an Agents SDK session) are read from their bytes, never from a path.
+MEMBER_SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj", ".db", ".sqlite", ".sqlite3")
+#: What the Load page's uploader takes: the member suffixes and zip archives.
+UPLOAD_TYPES: tuple[str, ...] = (*(suffix.lstrip(".") for suffix in MEMBER_SUFFIXES), "zip")
 
 
 @dataclass(frozen=True)

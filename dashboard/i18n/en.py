@@ -319,8 +319,9 @@ STRINGS: dict[str, str] = {
     # Load page
     "load.title": "Load conversations",
     "load.intro": (
-        "Upload agent transcripts (openJiuwen or OpenAI message lists, JSONL, Claude Code sessions, SWE-agent "
-        ".traj, records with traj, or a zip of many), open a bundled sample, or pick a file on the server."
+        "Upload agent runs in any format the README lists (openJiuwen, OpenAI and Anthropic messages, LangChain, "
+        "Claude Code, Codex, Gemini CLI, OpenHands, OpenCode, SWE-agent …, or a zip of many), open a bundled sample, "
+        "or pick a file or a session store on the server."
     ),
     "load.current": "Current conversation: {name} (format: {format})",
     "load.clear": "Remove all loaded conversations",
@@ -335,7 +336,7 @@ STRINGS: dict[str, str] = {
     "load.tab.samples": "Bundled samples",
     "load.tab.server": "Files on the server",
     "load.upload": "Conversation files",
-    "load.upload_help": "JSON, JSONL, .traj, or a zip of such files (up to 200 MB in total).",
+    "load.upload_help": "JSON, JSONL, .traj, an SQLite session store (.db), or a zip of such files (up to 200 MB in total).",
     "load.pick_hint": "Several conversations were loaded: the first is shown; pick another in the sidebar.",
     "load.no_samples": "No bundled samples were found in dashboard/samples/.",
     "load.sample": "Sample",

@@ -256,8 +256,9 @@ STRINGS: dict[str, str] = {
     "browse.open": "打开目录",
     "load.title": "加载会话",
     "load.intro": (
-        "上传智能体对话记录（openJiuwen 或 OpenAI 消息列表、JSONL、Claude Code 会话、SWE-agent .traj、"
-        "含 traj 的记录，或包含多个文件的 zip），打开内置示例，或选择服务器上的文件。"
+        "上传 README 所列任一格式的智能体运行记录（openJiuwen、OpenAI 与 Anthropic 消息、LangChain、Claude Code、"
+        "Codex、Gemini CLI、OpenHands、OpenCode、SWE-agent 等，或包含多个文件的 zip），打开内置示例，"
+        "或选择服务器上的文件或会话存储。"
     ),
     "load.current": "当前会话：{name}（格式：{format}）",
     "load.clear": "移除所有已加载的会话",
@@ -272,7 +273,7 @@ STRINGS: dict[str, str] = {
     "load.tab.samples": "内置示例",
     "load.tab.server": "服务器上的文件",
     "load.upload": "会话文件",
-    "load.upload_help": "JSON、JSONL、.traj，或由这些文件组成的 zip（总计不超过 200 MB）。",
+    "load.upload_help": "JSON、JSONL、.traj、SQLite 会话存储（.db），或由这些文件组成的 zip（总计不超过 200 MB）。",
     "load.pick_hint": "加载了多个会话：当前显示第一个；可在侧边栏选择其他会话。",
     "load.no_samples": "在 dashboard/samples/ 中没有找到内置示例。",
     "load.sample": "示例",

@@ -9,6 +9,7 @@ from dashboard import loading, roots, tables
 from dashboard.browser import folder_browser
 from dashboard.components import error_line, plain, table
 from dashboard.i18n import counted
+from dashboard.sources import UPLOAD_TYPES
 from dashboard.state import conversations, dumps, keys, session
 from dashboard.state.session import t
 
@@ -62,7 +63,7 @@ upload_tab, samples_tab, server_tab = st.tabs(
 with upload_tab:
     st.file_uploader(
         t("load.upload"),
-        type=["json", "jsonl", "ndjson", "traj", "zip"],
+        type=list(UPLOAD_TYPES),
         accept_multiple_files=True,
         key=keys.W_UPLOAD,
         help=t("load.upload_help"),

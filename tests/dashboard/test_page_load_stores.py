@@ -128,3 +128,21 @@ class TestFolderBrowser:
         no_exception(at)
         errors = [unescaped(e.value) for e in at.error]
         assert len(errors) == 1 and broken.name in errors[0] and "not valid JSON" in errors[0]
+
+
+class TestUploadedDatabase:
+    def test_an_uploaded_opencode_db_opens_every_session(self, tmp_path: Path) -> None:
+        from tests.compressor.formats.test_opencode import migrate
+
+        database = migrate(STORAGE, tmp_path / "opencode.db")
+        at = AppTest.from_file(str(APP), default_timeout=30).run()
+        at.switch_page("views/load.py").run()
+        assert {".db", ".sqlite", ".sqlite3"} <= set(
+            at.file_uploader(key=keys.W_UPLOAD).proto.type
+        )  # the browser offers it
+        at.file_uploader(key=keys.W_UPLOAD).set_value(
+            [("opencode.db", database.read_bytes(), "application/octet-stream")]
+        )
+        at.run()
+        no_exception(at)
+        assert any("opencode.db: 2 conversations, format opencode" in unescaped(s.value) for s in at.success)
