@@ -146,3 +146,16 @@ class TestUploadedDatabase:
         at.run()
         no_exception(at)
         assert any("opencode.db: 2 conversations, format opencode" in unescaped(s.value) for s in at.success)
+
+    def test_a_database_inside_a_zip_is_read_from_its_bytes(self, tmp_path: Path) -> None:
+        import io
+        import zipfile
+
+        from dashboard.sources import parse_upload
+        from tests.compressor.formats.test_opencode import migrate
+
+        archive = io.BytesIO()
+        with zipfile.ZipFile(archive, "w") as packed:
+            packed.writestr("backup/opencode.db", migrate(STORAGE, tmp_path / "opencode.db").read_bytes())
+        (outcome,) = parse_upload("sessions.zip", archive.getvalue())
+        assert outcome.file == "sessions.zip/backup/opencode.db" and len(outcome.conversations) == 2
