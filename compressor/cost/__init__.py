@@ -27,6 +27,7 @@ from .loops import (
     LoopRules,
     Storm,
     detect_loops,
+    flagged_count,
 )
 from .prices import Price, bundled_prices, find_price, price_table, read_prices
 
@@ -52,6 +53,7 @@ __all__ = [
     "compaction_cost",
     "detect_loops",
     "find_price",
+    "flagged_count",
     "price_call",
     "price_table",
     "read_prices",

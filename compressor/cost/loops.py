@@ -137,9 +137,7 @@ def attempt_flags(
     """The flags of one attempt: it reclaimed too little, it came too soon after the last, or it left the
     window at or above the trigger threshold (the next call compacts again)."""
     flags: list[LoopFlag] = []
-    before = attempt.context_tokens
-    saved = before - attempt.sent_tokens if attempt.status == "compacted" else 0
-    share = saved / before if before else 0.0
+    before, saved, share = _gain(attempt)
     if share < rules.low_gain_share:
         flags.append(
             LoopFlag(
@@ -152,13 +150,41 @@ def attempt_flags(
                 },
             )
         )
-    if previous_step is not None and attempt.step - previous_step <= rules.refire_calls:
+    if previous_step is not None and _refires(attempt, previous_step, rules):
         flags.append(
             LoopFlag("refires", {"calls": attempt.step - previous_step, "limit": rules.refire_calls})
         )
     if attempt.sent_tokens >= threshold:
         flags.append(LoopFlag("stays_above", {"window_tokens": attempt.sent_tokens, "threshold": threshold}))
     return tuple(flags)
+
+
+def _gain(attempt: Attempt) -> tuple[int, int, float]:
+    """The window before the attempt, what it handed back (nothing unless it compacted) and that share."""
+    before = attempt.context_tokens
+    saved = before - attempt.sent_tokens if attempt.status == "compacted" else 0
+    return before, saved, saved / before if before else 0.0
+
+
+def _refires(attempt: Attempt, previous_step: int | None, rules: LoopRules) -> bool:
+    return previous_step is not None and attempt.step - previous_step <= rules.refire_calls
+
+
+def flagged_count(attempts: Sequence[Attempt], threshold: int, rules: LoopRules | None = None) -> int:
+    """``detect_loops(attempts, threshold, rules).flagged`` without building the report (a fleet counts the flags
+    of every setting of every run): an attempt is flagged when ``attempt_flags`` gives it any flag."""
+    rules = rules or LoopRules()
+    flagged = 0
+    previous: int | None = None
+    for attempt in attempts:
+        if (
+            _gain(attempt)[2] < rules.low_gain_share
+            or _refires(attempt, previous, rules)
+            or attempt.sent_tokens >= threshold
+        ):
+            flagged += 1
+        previous = attempt.step
+    return flagged
 
 
 def detect_loops(attempts: Sequence[Attempt], threshold: int, rules: LoopRules | None = None) -> LoopReport:

@@ -19,7 +19,7 @@ from ..keyguard import KeyGuard
 from ..messages import Conversation, Message
 from ..replay import Outcome
 from ..tokens import COUNTER_NAMES, get_counter
-from .values import Bill, outcome_json
+from .values import Bill, compact_json, outcome_json
 
 MESSAGE_COLUMNS: tuple[str, ...] = (
     "run_id",
@@ -113,10 +113,16 @@ TEMPLATE_SETTING = (-1.0, -1, -1.0)
 def line(dataset: str, **values: Any) -> str:
     """One row of ``dataset`` as a JSON line; a column not given is null. DuckDB refuses a lone surrogate, so a
     run's name or a file's path holding one (a broken escape, a name that is not UTF-8) has it written ``\\udXXX``."""
-    row = {name: values.get(name) for name in SCHEMAS[dataset] if name != "seq"}
+    row = {name: values.get(name) for name in _columns(dataset)}
     if dataset not in _NAMED:
-        return json.dumps(row, separators=(",", ":"))
-    return known_key_guard().scrub(json.dumps(writable_value(row), separators=(",", ":")))
+        return compact_json(row)
+    return known_key_guard().scrub(compact_json(writable_value(row)))
+
+
+@cache
+def _columns(dataset: str) -> tuple[str, ...]:
+    """The columns a row of ``dataset`` names (``seq`` is the writer's)."""
+    return tuple(name for name in SCHEMAS[dataset] if name != "seq")
 
 
 #: The datasets whose text columns come from file names and run names (the others hold codes and numbers).

@@ -11,6 +11,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field, fields
 from functools import cache
+from operator import attrgetter
 from typing import Any, Literal
 
 from ..replay import Outcome
@@ -37,7 +38,16 @@ def outcome_fields() -> tuple[str, ...]:
 
 def outcome_json(outcome: Outcome) -> str:
     """The outcome's fields as a JSON array, in ``outcome_fields()`` order."""
-    return json.dumps([getattr(outcome, name) for name in outcome_fields()], separators=(",", ":"))
+    return compact_json(_outcome_values()(outcome))
+
+
+#: ``json.dumps(value, separators=(",", ":"))`` without making an encoder per call (one per catalog row).
+compact_json = json.JSONEncoder(separators=(",", ":")).encode
+
+
+@cache
+def _outcome_values() -> attrgetter[tuple[Any, ...]]:
+    return attrgetter(*outcome_fields())
 
 
 def outcome_from_json(text: str) -> Outcome:

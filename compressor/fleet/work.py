@@ -21,13 +21,21 @@ from pydantic_core import PydanticSerializationError
 
 from ..analysis import analyze, run_model_of
 from ..config import CurrentRoundCompressorConfig
-from ..cost import Price
+from ..cost import Price, Weights, flagged_count
 from ..errors import CompressorError
 from ..formats import load_conversations
 from ..jsontext import writable_value
 from ..messages import Conversation
 from ..quality import score_replay
-from ..replay import CompactionEvent, Outcome, SummaryModel, assess, resolve_price, simulate, sweep
+from ..replay import (
+    CompactionEvent,
+    Outcome,
+    SummaryModel,
+    compacted_cost,
+    resolve_price,
+    simulate,
+    sweep,
+)
 from ..tokens import _token_cache, get_counter, profile
 from ..windows import resolve_context_max
 from .rows import SCHEMAS, known_key_guard, line, message_lines, outcome_lines, template_line
@@ -237,13 +245,14 @@ class Played:
 
 
 def bill(outcome: Outcome, attempts: Sequence[CompactionEvent], price: Price | None) -> Bill:
-    assessed = assess(outcome, attempts, price, lines=False)
-    cost = assessed.cost if price is not None else None
+    """``replay.assess``'s totals and loop flags for one setting (its ledger's with-compaction tokens and cost,
+    its report's flagged attempts), without building the ledger lines and the report: every cell is billed."""
+    paid = compacted_cost(outcome, Weights.of(price))
     compacted = [attempt for attempt in attempts if attempt.status == "compacted"]
     return Bill(
-        tokens=assessed.tokens,
-        cost=cost,
-        flagged=assessed.loops.flagged,
+        tokens=paid.tokens,
+        cost=paid.cost if price is not None else None,
+        flagged=flagged_count(attempts, outcome.threshold),
         span_tokens=sum(attempt.compress_tokens for attempt in compacted),
         summary_tokens=sum(attempt.summary_tokens for attempt in compacted),
     )

@@ -4,7 +4,16 @@ Invariant: a second, incremental implementation of spans, trigger and reinjectio
 number for number equal to the step-by-step reference by the tests; results are frozen values with ``to_dict()``.
 """
 
-from .costs import Assessment, PriceChoice, assess, assess_simulation, assess_sweep, resolve_price, run_ledger
+from .costs import (
+    Assessment,
+    PriceChoice,
+    assess,
+    assess_simulation,
+    assess_sweep,
+    compacted_cost,
+    resolve_price,
+    run_ledger,
+)
 from .grid import (
     DEFAULT_HEADROOM,
     DEFAULT_KEEPS,
@@ -55,6 +64,7 @@ __all__ = [
     "assess",
     "assess_simulation",
     "assess_sweep",
+    "compacted_cost",
     "estimate_live_cost",
     "grid_around",
     "ratio_steps",

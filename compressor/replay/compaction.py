@@ -7,7 +7,7 @@ found (``previous_tokens``) and the cache it leaves (``preserved_tokens``) under
 from __future__ import annotations
 
 from ..tokens import LIST_OVERHEAD
-from .context import HeldContext
+from .context import HeldContext, Snapshot
 from .values import CompactionEvent, LiveCompaction, StepEvent, SummaryModel
 
 #: No message of the context changed yet at this call (a position past any context).
@@ -26,6 +26,10 @@ class Compacting(HeldContext):
     _prev_size: int  # context messages the previous call sent
     _usable: int  # of the previous window, what still matches the context at this call
     _changed_from: int  # first position an attempt at this call changed
+    #: attempts made by any setting played so far, by (context node, call, span start, split): the attempt, the
+    #: node it leads to and the context after it (None: every attempt is computed)
+    shared: dict[tuple[int, int, int, int], tuple[CompactionEvent, int, Snapshot]] | None
+    node: int  # the held context's node: 0 before any attempt, then the node of the last attempt
 
     def _front(self) -> int:
         """What every window holds besides its messages: system, tools, hidden overhead."""
@@ -59,12 +63,35 @@ class Compacting(HeldContext):
             return "target_below_min", compress, None
         if self.first is None:
             self.first = i
-        self._materialise(i)
-        attempt = self._compact(step, i, total, start, split, compress)
+        attempt = self._attempt(step, i, total, start, split, compress)
         if attempt.status == "compacted":
             self._usable = min(self._usable, attempt.preserved_tokens)
             self._changed_from = min(self._changed_from, attempt.span[0])
         return "reached_threshold", compress, attempt
+
+    def _attempt(
+        self, step: int, i: int, total: int, start: int, split: int, compress: int
+    ) -> CompactionEvent:
+        """The attempt at call ``step`` on the held context, applied to it; with ``shared`` attempts, taken from
+        another setting of the sweep that made the same attempt on the same context."""
+        shared = self.shared
+        if shared is None:
+            self._materialise(i)
+            return self._compact(step, i, total, start, split, compress)
+        # The held context is a function of the attempts made so far (each one's call, span start and split),
+        # and an attempt reads nothing else of the setting: every other input (the window, the cache the previous
+        # call left, the summary) follows from that context and the call.
+        key = (self.node, step, start, split)
+        found = shared.get(key)
+        if found is not None:
+            attempt, self.node, state = found
+            self.restore(state)
+            return attempt
+        self._materialise(i)
+        attempt = self._compact(step, i, total, start, split, compress)
+        self.node = len(shared) + 1
+        shared[key] = (attempt, self.node, self.snapshot())
+        return attempt
 
     def _request_cached(self, split: int) -> int:
         """Of a compaction request sending ``context[:split]``, what it reads from the agent's cache: the front and

@@ -8,10 +8,14 @@ the originals up to ``materialised`` are appended to ``entries``, the rest are i
 from __future__ import annotations
 
 from itertools import accumulate
+from typing import Any
 
 from ..tokens import LIST_OVERHEAD
 from .index import RunIndex
 from .recovered import RecoveredFiles
+
+#: The held context as ``HeldContext.snapshot`` copies it (its recovered files' walk included).
+Snapshot = tuple[Any, ...]
 
 
 class HeldContext:
@@ -31,6 +35,38 @@ class HeldContext:
         self.compacted = False
         self._frozen_index: dict[int, int] = {}  # entry → position, for the frozen part
         self.files = RecoveredFiles(self.index)
+
+    def snapshot(self) -> Snapshot:
+        """A copy of the held context that ``restore`` puts back exactly (nothing shared that either mutates)."""
+        return (
+            self.entries[:],
+            self.cumulative[:],
+            self.materialised,
+            self.plain_from,
+            self.last_user,
+            self.frozen_last_user,
+            self.compacted,
+            dict(self._frozen_index),
+            self.files.snapshot(),
+        )
+
+    def restore(self, state: Snapshot) -> None:
+        (
+            entries,
+            cumulative,
+            materialised,
+            plain_from,
+            last_user,
+            frozen_last_user,
+            compacted,
+            frozen,
+            files,
+        ) = state
+        self.entries, self.cumulative = entries[:], cumulative[:]
+        self.materialised, self.plain_from, self.compacted = materialised, plain_from, compacted
+        self.last_user, self.frozen_last_user = last_user, frozen_last_user
+        self._frozen_index = dict(frozen)
+        self.files.restore(files)
 
     def _cumulative_at(self, position: int) -> int:
         held = len(self.entries)

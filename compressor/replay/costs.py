@@ -18,6 +18,7 @@ from ..cost import (
     LoopReport,
     LoopRules,
     Price,
+    RunCost,
     RunLedger,
     Weights,
     compaction_cost,
@@ -162,12 +163,9 @@ def compaction_lines(
     return tuple(lines)
 
 
-def run_ledger(
-    outcome: Outcome, attempts: Sequence[CompactionEvent], price: Price | None, *, lines: bool = True
-) -> RunLedger:
-    """The run with this setting and without compaction, in USD with a price, else in tokens; ``lines`` adds
-    each attempt's ledger line (a sweep ranks settings by their totals and can leave them out)."""
-    weights = Weights.of(price)
+def compacted_cost(outcome: Outcome, weights: Weights) -> RunCost:
+    """The run's bill with this setting: the agent's calls and the compaction calls (a ledger's
+    ``with_compaction``)."""
     agent = CallTokens.split(
         input_tokens=outcome.agent_input_tokens,
         cached_tokens=outcome.agent_cached_tokens,
@@ -179,6 +177,15 @@ def run_ledger(
         output_tokens=outcome.compaction_output_tokens,
         calls=outcome.compaction_calls,
     )
+    return run_cost(agent, compaction, weights)
+
+
+def run_ledger(
+    outcome: Outcome, attempts: Sequence[CompactionEvent], price: Price | None, *, lines: bool = True
+) -> RunLedger:
+    """The run with this setting and without compaction, in USD with a price, else in tokens; ``lines`` adds
+    each attempt's ledger line (a sweep ranks settings by their totals and can leave them out)."""
+    weights = Weights.of(price)
     uncompacted = CallTokens.split(
         input_tokens=outcome.agent_input_tokens_uncompacted,
         cached_tokens=outcome.agent_cached_tokens_uncompacted,
@@ -186,7 +193,7 @@ def run_ledger(
     )
     return RunLedger(
         price=price,
-        with_compaction=run_cost(agent, compaction, weights),
+        with_compaction=compacted_cost(outcome, weights),
         without_compaction=run_cost(uncompacted, CallTokens(), weights),
         compactions=compaction_lines(attempts, outcome.steps, weights) if lines else (),
     )

@@ -47,6 +47,7 @@ class Player(Compacting):
         record: bool = False,
         live: LiveCompaction | None = None,
         hidden_overhead: int = 0,
+        share: bool = False,
     ) -> None:
         if model.kind == "live" and live is None:
             raise ConfigError("summary: a live backend needs a compaction function to call it")
@@ -57,6 +58,9 @@ class Player(Compacting):
         self.model = model
         self.record = record
         self.live = live
+        # A sweep's settings share the attempts they make alike (``Compacting._attempt``); a live model is never
+        # called twice for one, so it never shares.
+        self.shared = {} if share and model.kind != "live" else None
         # Tokens every window holds that the file does not show: added to each counted window; a reported usage
         # was measured on the real window, so it holds them already.
         self.hidden = hidden_overhead
@@ -136,6 +140,7 @@ class Player(Compacting):
         self._prev_size = 0  # context messages the previous call sent
         self._usable = 0  # of the previous window, what still matches the context at this call
         self._changed_from = UNCHANGED  # first position an attempt at this call changed
+        self.node = 0
         self._reset_context()
 
     # -- stretches without a compaction ---------------------------------------------------------

@@ -7,6 +7,7 @@ and visible paths are only ever extended, and the original run's rounds are reus
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ..reinjection import MAX_FILES, TOTAL_CHAR_BUDGET, completed_rounds
 from ..skills import select_skills
@@ -34,6 +35,31 @@ class RecoveredFiles:
         self.visible_at = 0
         self.settled: list[tuple[int, Read]] = []
         self.settled_rounds = 0
+
+    def snapshot(self) -> tuple[Any, ...]:
+        """A copy of the walk that ``restore`` puts back exactly (``visible`` is replaced, never changed in place)."""
+        pending = set(self.pending) if self.pending is not None else None
+        return (
+            self.round_at,
+            self.round_start,
+            pending,
+            self.rounds[:],
+            self.at_last_user,
+            self.visible,
+            self.visible_at,
+            self.settled[:],
+            self.settled_rounds,
+        )
+
+    def restore(self, state: tuple[Any, ...]) -> None:
+        round_at, round_start, pending, rounds, at_last_user, visible, visible_at, settled, settled_rounds = (
+            state
+        )
+        self.round_at, self.round_start = round_at, round_start
+        self.pending = set(pending) if pending is not None else None
+        self.rounds, self.at_last_user = rounds[:], at_last_user
+        self.visible, self.visible_at = visible, visible_at
+        self.settled, self.settled_rounds = settled[:], settled_rounds
 
     def sync(self, entries: Sequence[int], materialised: int, plain_from: int, last_user: int) -> None:
         """Bring the completed rounds up to the whole context.

@@ -25,6 +25,7 @@ class PlayerOptions:
     live: LiveCompaction | None = None
     hidden_overhead: int = 0
     keep_results: int = MASK_KEEP_RESULTS  # the baselines: tool results left unmasked
+    share: bool = False  # openjiuwen: settings played on one player share their alike attempts (a sweep)
 
 
 PlayerMaker = Callable[[RunIndex, int, SummaryModel, PlayerOptions], Player]
@@ -38,6 +39,7 @@ def _openjiuwen(index: RunIndex, context_max: int, model: SummaryModel, options:
         record=options.record,
         live=options.live,
         hidden_overhead=options.hidden_overhead,
+        share=options.share,
     )
 
 

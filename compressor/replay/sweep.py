@@ -163,7 +163,7 @@ def sweep(
     token_counter = get_counter(counter) if isinstance(counter, str) else counter
     tools = tuple(read_tools)
     index = run_index(conversation, token_counter, tools)
-    options = PlayerOptions(hidden_overhead=hidden_overhead, keep_results=keep_results)
+    options = PlayerOptions(hidden_overhead=hidden_overhead, keep_results=keep_results, share=True)
     player = make_player(strategy, index, capacity.tokens, summary_model, options)
     played = [
         player.play(ratio, keep, target)

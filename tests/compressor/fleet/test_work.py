@@ -8,14 +8,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from compressor.config import CurrentRoundCompressorConfig
+from compressor.cost import find_price, price_table
 from compressor.fleet import FileTask, FleetGrid, SweepTask, process_file, sweep_kept
 from compressor.fleet.sweeps import from_template
-from compressor.fleet.work import RetentionTask, rebuild, retention_of
+from compressor.fleet.work import RetentionTask, bill, rebuild, retention_of
 from compressor.formats import load_conversations
 from compressor.quality import score_replay
-from compressor.replay import simulate, sweep
+from compressor.replay import assess, simulate, sweep
 from compressor.tokens import _token_cache
 from compressor.trigger import threshold_for
+from tests.compressor.test_simulate import generated, messy
 
 from .runs import CONTEXT_MAX, GRID, TAU_BENCH_5, write_run
 
@@ -169,3 +171,31 @@ class TestRetention:
                 setting=(0.9, 0, 0.1),
             )
         ) == ("r", None)
+
+
+class TestBill:
+    """A cell's bill is ``replay.assess``'s totals and loop flags for the same outcome and attempts."""
+
+    def test_every_setting_of_a_grid_is_billed_as_assess_does(self) -> None:
+
+        price = find_price("gpt-4o", price_table())
+        assert price is not None
+        flagged = 0
+        for conversation, context_max in ((generated(300, 3), 16_000), (messy(2, 220), 2_000)):
+            swept = sweep(
+                conversation,
+                ratios=(0.3, 0.5, 0.7, 0.9),
+                keeps=(0, 1, 4),
+                min_targets=(0.0, 0.1),
+                context_max=context_max,
+                summary="ratio:0.1",
+            )
+            for outcome, attempts in zip(swept.outcomes, swept.attempts, strict=True):
+                for priced in (price, None):
+                    assessed = assess(outcome, attempts, priced, lines=False)
+                    billed = bill(outcome, attempts, priced)
+                    assert billed.tokens == assessed.tokens
+                    assert billed.cost == (assessed.cost if priced is not None else None)
+                    assert billed.flagged == assessed.loops.flagged
+                    flagged += billed.flagged
+        assert flagged > 0  # the loop flags were exercised
