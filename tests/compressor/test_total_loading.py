@@ -181,6 +181,10 @@ READERS = [
     FIXTURES / "formats" / "claude_code" / "session-with-compaction.jsonl",
     FIXTURES / "formats" / "cline" / "api_conversation_history.json",
     SAMPLES / "transcripts" / "claude-code-session.jsonl",
+    FIXTURES / "formats" / "claude_code" / "headless-stream.jsonl",
+    FIXTURES / "formats" / "codex_exec" / "exec-fix-test.jsonl",
+    FIXTURES / "formats" / "langchain" / "file-chat-history.json",
+    FIXTURES / "formats" / "langchain" / "langsmith-messages.json",
 ]
 
 
