@@ -394,7 +394,10 @@ class Conversation(BaseModel):
 
         ``recorded_compactions`` indices count over all ``messages`` given; they are shifted to the context.
         """
-        built = [m if isinstance(m, Message) else Message.model_validate(m) for m in messages]
+        if isinstance(messages, list) and all(isinstance(m, Message) for m in messages):
+            built = messages  # read only: validation below makes the conversation's own list
+        else:
+            built = [m if isinstance(m, Message) else Message.model_validate(m) for m in messages]
         cut = 0
         while cut < len(built) and built[cut].role == "system":
             cut += 1

@@ -23,6 +23,7 @@ from compressor.formats.problems import (
     short,
     type_name,
 )
+from compressor.message_storage import lean_copy
 from compressor.messages import ROLES, Conversation, Message, ToolDef
 
 #: Roles other chat formats use for the same thing as one of ours.
@@ -46,6 +47,7 @@ def taking(items: list[Any], base: Loc) -> Iterator[tuple[Loc, Any]]:
         item = items[index]
         items[index] = None
         yield base.key(index), item
+    items.clear()  # every slot is empty: let the list's own array go too (8 MB for a million items)
 
 
 def is_number(value: Any) -> bool:
@@ -128,7 +130,7 @@ def build_message(data: Any, loc: Loc) -> Message:
     if data["role"] == "tool" and data.get("tool_call_id") in (None, ""):
         raise FormatProblem(loc, "tool message without tool_call_id")
     try:
-        return Message.model_validate(data)
+        return lean_copy(Message.model_validate(data))
     except ValidationError as error:
         raise problem_from_validation(error, loc) from None
 

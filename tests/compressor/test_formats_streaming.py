@@ -12,8 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compressor.errors import ConversationFormatError
-from compressor.formats import load_conversation
-from compressor.formats.source import read_array, read_source
+from compressor.formats import load_conversation, load_conversations
+from compressor.formats.problems import FormatProblem, Loc
+from compressor.formats.source import check_depth, read_array, read_source
+from compressor.messages import Conversation
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 #: Small chunk sizes put every chunk boundary somewhere awkward: inside numbers, strings, escapes, UTF-8.
 CHUNK_SIZES = (1, 2, 3, 5, 7, 64)
@@ -177,3 +181,75 @@ class TestLoadingIsUnchanged:
     def test_a_parsed_file_is_marked_as_the_loaders_own(self, tmp_path: Path) -> None:
         assert read_source(write(tmp_path, json.dumps(MIXED))).parsed
         assert not read_source(copy.deepcopy(MIXED)).parsed
+
+
+def _loaded(source: Path | bytes, name: str) -> list[Conversation] | str:
+    try:
+        return load_conversations(source, name=name)
+    except ConversationFormatError as error:
+        return str(error)
+
+
+class TestRealFilesLoadAsTheirWholeText:
+    @pytest.mark.parametrize(
+        "path",
+        sorted(FIXTURES.rglob("*.json")),
+        ids=lambda path: str(path.relative_to(FIXTURES)),
+    )
+    def test_a_file_gives_what_its_bytes_give(self, path: Path) -> None:
+        # The bytes are parsed whole (json.loads); the file, when it is one array, element by element.
+        from_file = _loaded(path, path.name)
+        assert from_file == _loaded(path.read_bytes(), path.name)
+        if isinstance(from_file, str):
+            assert "\n" not in from_file and from_file.startswith(path.name + ": ")
+
+    def test_the_samples_include_arrays_read_element_by_element(self) -> None:
+        arrays = [path for path in FIXTURES.rglob("*.json") if read_array(path)]
+        assert len(arrays) >= 5
+
+    def test_parsed_elements_are_plain_values_for_every_reader(self, tmp_path: Path) -> None:
+        values = read_array(write(tmp_path, json.dumps(MIXED)))
+        assert values is not None and all(isinstance(value, dict) for value in values)
+        assert json.loads(json.dumps(values)) == MIXED and copy.deepcopy(values) == MIXED
+        assert [dict(value) for value in values] == MIXED and {**values[0]} == MIXED[0]
+
+
+def _reference_depth(value: Any) -> int:
+    """Levels of lists and objects, the outermost counted as 1 (0 for a scalar)."""
+    if isinstance(value, dict):
+        return 1 + max(map(_reference_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_reference_depth, value), default=0)
+    return 0
+
+
+NESTED = st.recursive(
+    st.none() | st.integers() | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=2), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+class TestDepthCheck:
+    @settings(max_examples=300)
+    @given(value=NESTED, limit=st.integers(min_value=0, max_value=8))
+    def test_raises_exactly_when_nesting_passes_the_limit(self, value: Any, limit: int) -> None:
+        too_deep = limit < 1 or _reference_depth(value) > limit
+        try:
+            check_depth(value, Loc(), limit)
+        except FormatProblem as problem:
+            assert too_deep and str(problem).endswith(f"nested deeper than {limit} levels")
+        else:
+            assert not too_deep
+
+    def test_a_cycle_ends_at_the_limit(self) -> None:
+        looped: list[Any] = []
+        looped.append({"again": looped})
+        with pytest.raises(FormatProblem, match="nested deeper than 10 levels"):
+            check_depth(looped, Loc(), 10)
+
+    def test_a_wide_array_is_walked_whole(self) -> None:
+        wide: list[Any] = [{"role": "user", "content": "x"}] * 50_000 + [[[[{"deep": [1]}]]]]
+        check_depth(wide, Loc(), 6)
+        with pytest.raises(FormatProblem):
+            check_depth(wide, Loc(), 5)

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from compressor.formats.building import taking
+from compressor.formats.building import build_message, taking
 from compressor.formats.problems import Loc
 from compressor.formats.shape import Objects, Shape
-from compressor.message_storage import cached_count, keep_count, token_counts
-from compressor.messages import Message, ToolCall
+from compressor.message_storage import cached_count, keep_count, lean_copy, token_counts
+from compressor.messages import Conversation, Message, ToolCall
 from compressor.tokens import _token_cache, get_counter
 
 
@@ -91,7 +91,7 @@ class TestFieldsInAKeySharingDict:
         assert message == Message.model_validate(data) and message.__dict__ == own
         assert message.model_dump() == Message.model_validate(message.model_dump()).model_dump()
         assert json.loads(message.model_dump_json()) == message.model_dump(mode="json")
-        assert list(message.model_dump()) == [*Message.model_fields, *message.model_extra]
+        assert list(message.model_dump()) == [*Message.model_fields, *(message.model_extra or {})]
         assert repr(message).startswith("Message(role='") and "content=" in repr(message)
         assert message.model_fields_set == set(data)  # pydantic counts the unknown fields as set too
 
@@ -129,7 +129,7 @@ class TestFieldsInAKeySharingDict:
     def test_frozen_and_validated_as_before(self) -> None:
         message = Message(role="user", content="x")
         with pytest.raises(ValueError, match="frozen"):
-            message.content = "y"  # type: ignore[misc]
+            message.content = "y"
         with pytest.raises(ValueError, match="tool_call_id"):
             Message(role="tool", content="x")
         assert message.content == "x" and message.text == "x"
@@ -138,6 +138,60 @@ class TestFieldsInAKeySharingDict:
         call = ToolCall(id="c1", name="bash", arguments="{}")
         assert sys.getsizeof(call.__dict__) < sys.getsizeof(dict(call.__dict__))
         assert call == ToolCall.model_validate(call.openai()) and call.flat()["name"] == "bash"
+
+
+class TestLoadersMessagesKeepTheirFieldsThemselves:
+    @pytest.mark.parametrize("data", [{"role": "user", "content": "ok 1"}, FULL], ids=["short", "full"])
+    def test_a_built_message_is_the_validated_one(self, data: dict[str, Any]) -> None:
+        validated = Message.model_validate(data)
+        built = build_message(dict(data), Loc())
+        assert type(built) is Message and built == validated and validated == built
+        assert built.role == validated.role and built.content == validated.content and built.text
+        assert built.model_dump() == validated.model_dump() and repr(built) == repr(validated)
+        assert built.model_dump_json() == validated.model_dump_json()
+        assert list(built.__dict__.items()) == list(validated.__dict__.items())
+        assert (
+            built.model_fields_set == validated.model_fields_set
+            and built.model_extra == validated.model_extra
+        )
+        assert built.to_openjiuwen() == validated.to_openjiuwen()
+
+    @pytest.mark.parametrize(
+        "make",
+        [copy.copy, copy.deepcopy, lambda m: m.model_copy(update={"content": "z"}), pickle.dumps],
+        ids=["copy", "deepcopy", "model_copy", "pickle"],
+    )
+    def test_copies_and_pickles_read_it_as_any_message(self, make: Any) -> None:
+        built, validated = lean_copy(Message.model_validate(FULL)), Message.model_validate(FULL)
+        assert make(built) == make(validated)
+        assert built == validated and built.to_openjiuwen() == validated.to_openjiuwen()
+
+    def test_frozen_counted_and_copied_without_counts(self) -> None:
+        built = build_message({"role": "user", "content": "count me"}, Loc())
+        with pytest.raises(ValueError, match="frozen"):
+            built.content = "other"
+        tokens = get_counter("cl100k_base").message_tokens(built)
+        assert cached_count(built, "cl100k_base") == tokens and token_counts(copy.copy(built)) == {}
+
+    def test_an_unusual_model_is_handed_back_as_it_is(self) -> None:
+        odd = Message.model_construct(role="user", content="x")
+        object.__setattr__(odd, "__dict__", {"role": "user", "content": "x"})
+        assert lean_copy(odd) is odd
+
+
+class TestTheLoadersListsGo:
+    def test_a_taken_list_ends_empty(self) -> None:
+        values = list(VALUES)
+        assert [item for _, item in taking(values, Loc())] == list(VALUES) and values == []
+
+    def test_a_conversation_never_holds_its_callers_list(self) -> None:
+        given = [Message(role="system", content="s"), Message(role="user", content="u")]
+        conversation = Conversation.from_messages(given)
+        assert conversation.messages is not given and conversation.system is not given
+        given.append(Message(role="assistant", content="late"))
+        assert [m.content for m in conversation.messages] == ["u"] and len(given) == 3
+        only = [Message(role="user", content="u")]
+        assert Conversation.from_messages(only).messages is not only
 
 
 class TestSharedEmptyExtra:
