@@ -342,14 +342,20 @@ class RunIndex:
         rounds: list[tuple[Read, ...]] = []
         states: list[RoundState] = []
         walk_rounds(self, range(self.n), 0, self.n, None, None, rounds, states=states)
-        path_sites: dict[str, list[int]] = {}
-        for i in range(self.n):
-            path = self.result_path(i)
-            if path is not None:
-                path_sites.setdefault(path, []).append(i)
-        built = OriginalRounds(tuple(rounds), tuple(states), path_sites)
+        built = OriginalRounds(tuple(rounds), tuple(states))
         self._original_rounds = built
         return built
+
+    def paths_between(self, start: int, end: int, exclude: set[str]) -> set[str]:
+        """Paths (other than ``exclude``) named by a tool result among the original messages ``[start, end)``: each
+        result's JSON is read the first time a compaction's prefix reaches it, not for the whole run."""
+        found: set[str] = set()
+        result_path = self.result_path
+        for i in range(start, end):
+            path = result_path(i)
+            if path is not None and path not in exclude:
+                found.add(path)
+        return found
 
 
 def run_index(

@@ -8,7 +8,7 @@ window, a compaction keeps only its preserved prefix cached).
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -66,12 +66,14 @@ class Player(Compacting):
         self.hidden = hidden_overhead
         self.uncompacted: tuple[int, ...] = index.uncompacted
         self.uncompacted_sums: tuple[int, ...] = index.uncompacted_sums
+        self._peaks: tuple[int, ...] = index.uncompacted_peaks  # [j]: the highest uncompacted window up to j
         if hidden_overhead:
             self.uncompacted = tuple(
                 t + hidden_overhead if source == "counted" else t
                 for t, source in zip(index.uncompacted, index.sources, strict=True)
             )
             self.uncompacted_sums = (0, *accumulate(self.uncompacted))
+            self._peaks = tuple(accumulate(self.uncompacted, max))
         self._over_before = (0, *accumulate(1 if t > context_max else 0 for t in self.uncompacted))
         # What each call of the uncompacted run reads from the cache: the previous call's window (none at first).
         unc = self.uncompacted
@@ -177,7 +179,12 @@ class Player(Compacting):
     def _skim(self) -> None:
         """The whole run without recording steps: stretches of steps that cannot compact are summed at once."""
         index = self.index
-        points, unc, original = index.call_points, self.uncompacted, index.original_cumulative
+        points, unc, original, peaks = (
+            index.call_points,
+            self.uncompacted,
+            index.original_cumulative,
+            self._peaks,
+        )
         point_cumulative, last_user_upto = index.point_cumulative, index.last_user_upto
         count = len(points)
         threshold, min_target, keep, starts = self.threshold, self.min_target, self.keep, self.keep_starts
@@ -185,8 +192,9 @@ class Player(Compacting):
         step = 0
         while step < count:
             if not self.compacted:
-                # The context is the original run's: it compacts where the original span would.
-                hit = step
+                # The context is the original run's: it compacts where the original span would. No window
+                # before the first one that reaches the threshold can.
+                hit = bisect_left(peaks, threshold, step)
                 while hit < count and (unc[hit] < threshold or compress[hit] < min_target):
                     hit += 1
                 self._pass_original(step, hit)
@@ -200,19 +208,18 @@ class Player(Compacting):
                 base = self._base()
                 start = self.frozen_last_user + 1
                 offset = cumulative[self.plain_from] - original[o0] - cumulative[start] + LIST_OVERHEAD
-                hit = step
+                # The windows only grow along the stretch: every call from the first one at the threshold on is
+                # at or above it.
+                hit = bisect_left(point_cumulative, threshold - base, step)
                 while hit < count:
-                    if base + point_cumulative[hit] >= threshold:
-                        i = points[hit]
-                        if last_user_upto[i] >= o0:
-                            if (keep and starts[hit] < o0) or compress[hit] >= min_target:
-                                break
-                        elif start > 0:
-                            split = starts[hit] if keep else i
-                            if split < o0 or (
-                                split + shift > start and offset + original[split] >= min_target
-                            ):
-                                break
+                    i = points[hit]
+                    if last_user_upto[i] >= o0:
+                        if (keep and starts[hit] < o0) or compress[hit] >= min_target:
+                            break
+                    elif start > 0:
+                        split = starts[hit] if keep else i
+                        if split < o0 or (split + shift > start and offset + original[split] >= min_target):
+                            break
                     hit += 1
                 self._pass_compacted(step, hit, base)
             if hit >= count:
@@ -259,7 +266,6 @@ class Player(Compacting):
             else:
                 self.refused += 1
             self.events.append(attempt)
-        event = step_event(attempts)
         cached = min(self._usable, sent)
         self.agent += sent
         self.cached += cached
@@ -268,6 +274,7 @@ class Player(Compacting):
         if sent > self.context_max:
             self.over += 1
         if self.record:
+            event = step_event(attempts)
             last = attempts[-1] if attempts else None
             self.steps.append(
                 Step(

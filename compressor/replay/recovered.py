@@ -132,7 +132,6 @@ class RecoveredFiles:
         """The recovered-context entry for keeping ``entries[:start]``, ``memory`` and ``entries[split:]``, or None."""
         index = self.index
         self.sync(entries, materialised, plain_from, last_user)
-        walked = index.original_rounds()
         shift = len(entries) - materialised
         visible = self.visible
         grown: set[str] = set()
@@ -143,7 +142,7 @@ class RecoveredFiles:
                     grown.add(path)
             plain_at = max(self.visible_at, plain_from)
             if plain_at < start:
-                grown |= walked.visible_between(plain_at - shift, start - shift, visible | grown)
+                grown |= index.paths_between(plain_at - shift, start - shift, visible | grown)
             self.visible_at = start
         if grown:
             visible = self.visible = visible | grown

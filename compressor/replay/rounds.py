@@ -6,7 +6,6 @@ completed_rounds completes there (each with its reads' last results) and returns
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -30,22 +29,10 @@ class Read:
 
 @dataclass(frozen=True)
 class OriginalRounds:
-    """The completed rounds of the original context, and where each file first became visible."""
+    """The completed rounds of the original context, and the walk's state after each of its positions."""
 
     rounds: tuple[tuple[Read, ...], ...]
     state_after: tuple[RoundState, ...]  # [p]: the walk's state after position p
-    #: path → the tool results naming it in their JSON ``file_path``, in order
-    path_sites: dict[str, list[int]]
-
-    def visible_between(self, start: int, end: int, exclude: set[str]) -> set[str]:
-        """Paths (other than ``exclude``) named by a tool result among the original messages ``[start, end)``."""
-        found: set[str] = set()
-        for path, sites in self.path_sites.items():
-            if path not in exclude:
-                at = bisect_left(sites, start)
-                if at < len(sites) and sites[at] < end:
-                    found.add(path)
-        return found
 
 
 class RoundSource(Protocol):
