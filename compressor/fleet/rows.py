@@ -146,27 +146,37 @@ def outcome_lines(
     outcomes: Sequence[Outcome],
     bills: Sequence[Bill],
 ) -> str:
+    """One outcome row per setting, as ``line("outcomes", ...)`` writes it (every column given: a sweep writes one
+    row per cell, so the row is zipped from its values in column order instead of looked up by name)."""
+    columns = _columns("outcomes")
     return "".join(
-        line(
-            "outcomes",
-            run_id=run_id,
-            play_key=play_key,
-            ratio=ratio,
-            keep=keep,
-            min_target=target,
-            outcome=outcome_json(outcome),
-            compactions=outcome.compactions,
-            refused=outcome.refused,
-            peak_tokens=outcome.peak_tokens,
-            context_max=outcome.context_max,
-            steps_over_capacity=outcome.steps_over_capacity,
-            agent_input_tokens=outcome.agent_input_tokens,
-            compaction_input_tokens=outcome.compaction_input_tokens,
-            tokens=bill.tokens,
-            cost=bill.cost,
-            flagged=bill.flagged,
-            span_tokens=bill.span_tokens,
-            summary_tokens=bill.summary_tokens,
+        compact_json(
+            dict(
+                zip(
+                    columns,
+                    (
+                        run_id,
+                        play_key,
+                        ratio,
+                        keep,
+                        target,
+                        outcome_json(outcome),
+                        outcome.compactions,
+                        outcome.refused,
+                        outcome.peak_tokens,
+                        outcome.context_max,
+                        outcome.steps_over_capacity,
+                        outcome.agent_input_tokens,
+                        outcome.compaction_input_tokens,
+                        bill.tokens,
+                        bill.cost,
+                        bill.flagged,
+                        bill.span_tokens,
+                        bill.summary_tokens,
+                    ),
+                    strict=True,
+                )
+            )
         )
         + "\n"
         for (ratio, keep, target), outcome, bill in zip(settings, outcomes, bills, strict=True)
