@@ -4,7 +4,8 @@ memory of building and sweeping 1,000 and 4,000 runs.
 
 Invariant: the fleet is the same bytes every time (seeded), written to a temporary folder; the raw baseline
 encodes exactly the texts the counter prices (``TokenCounter.pieces`` of every message) in one process.
-Run: ``.venv/bin/python benchmarks/bench_fleet.py [build|sweep|memory]`` or through ``benchmarks/run.py``.
+Run: ``.venv/bin/python benchmarks/bench_fleet.py [build|sweep|memory]`` or through ``benchmarks/run.py``;
+``parts`` (diagnostics, no goal) prints the CPU seconds of each part of the build and of the warm sweep.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -171,6 +173,112 @@ def run_memory() -> dict[str, Any]:
     }
 
 
+def where_time_goes(runs: int = RUNS) -> dict[str, Any]:
+    """Diagnostics, not a measure with a goal: the CPU seconds of each part of the cold build and of the warm
+    sweep, in this process (inline, the same library calls the workers make), for an account of the time."""
+    from compressor.analysis import analyze, run_model_of
+    from compressor.fleet import Catalog, FleetGrid, build_catalog, discover, make_executor, sweeps, work
+    from compressor.fleet.rows import message_lines, outcome_lines
+    from compressor.formats import load_conversations
+    from compressor.replay import resolve_price, sweep
+    from compressor.replay.index import run_index
+    from compressor.tokens import get_counter, profile
+    from compressor.windows import resolve_context_max
+
+    clock = time.process_time
+    build: dict[str, float] = dict.fromkeys(("hash", "load", "count", "analyze", "play", "rows", "kept"), 0.0)
+    warm: dict[str, float] = dict.fromkeys(("rebuild", "index", "rounds", "replay", "bills", "rows"), 0.0)
+    cold = grid(**BUILD_GRID)
+    counter = get_counter(cold.counter)
+    with tempfile.TemporaryDirectory() as temp:
+        folder = Path(temp) / "runs"
+        write_fleet(folder, runs)
+        for path in sorted(folder.iterdir()):
+            began = clock()
+            work.file_hash(str(path))
+            build["hash"] += clock() - began
+            began = clock()
+            conversations = load_conversations(path)
+            build["load"] += clock() - began
+            for conversation in conversations:
+                capacity = resolve_context_max(
+                    cold.context_max, cold.model, run_model=run_model_of(conversation)
+                )
+                began = clock()
+                profile(conversation, counter)
+                build["count"] += clock() - began
+                began = clock()
+                analyze(conversation, context_max=capacity.tokens, counter=counter)
+                build["analyze"] += clock() - began
+                began = clock()
+                work.play(conversation, cold, capacity.tokens, cold.settings, template=True)
+                build["play"] += clock() - began
+                began = clock()
+                message_lines(conversation, "run", cold.counter)
+                build["rows"] += clock() - began
+                began = clock()
+                zlib.compress(work.kept_json(conversation), work.KEPT_LEVEL)
+                build["kept"] += clock() - began
+        catalog, executor = Catalog(Path(temp) / "catalog"), make_executor(jobs=1)
+        inputs, _ = discover([folder])
+        began = clock()
+        build_catalog(catalog, inputs, cold, executor)
+        build_total = clock() - began
+        new: FleetGrid = grid(**NEW_GRID)
+        rows, _ = sweeps.fleet_runs(catalog, [entry.path for entry in inputs], new)
+        collected = sweeps.Collected(rows, new)
+        sweeps._from_catalog(catalog, collected)
+        sweeps._fill_untouched(collected)
+        todo = [run for run in range(len(rows)) if collected.missing(run)]
+        plays = 0
+        for task in sweeps._sweep_tasks(catalog, collected, todo):
+            began = clock()
+            conversation = work.rebuild(task.kept, new.counter, task.counts)
+            warm["rebuild"] += clock() - began
+            began = clock()
+            index = run_index(conversation, counter)
+            warm["index"] += clock() - began
+            began = clock()
+            index.original_rounds()
+            warm["rounds"] += clock() - began
+            settings = task.settings
+            began = clock()
+            swept = sweep(
+                conversation,
+                ratios=sorted({s[0] for s in settings}),
+                keeps=sorted({s[1] for s in settings}),
+                min_targets=sorted({s[2] for s in settings}),
+                context_max=task.context_max,
+                counter=new.counter,
+                summary=new.summary,
+            )
+            warm["replay"] += clock() - began
+            plays += len(swept.outcomes)
+            began = clock()
+            price = resolve_price(conversation, price_model=new.price_model, model=new.model).price
+            by_key = {o.key: (o, a) for o, a in zip(swept.outcomes, swept.attempts, strict=True)}
+            outcomes = tuple(by_key[s][0] for s in settings)
+            bills = tuple(work.bill(*by_key[s], price) for s in settings)
+            warm["bills"] += clock() - began
+            began = clock()
+            outcome_lines(task.run_id, new.play_key(task.context_max), settings, outcomes, bills)
+            warm["rows"] += clock() - began
+        began = clock()
+        sweeps.run_fleet([folder], new, catalog, executor)
+        warm_total = clock() - began
+    return {
+        "measured": "CPU seconds in one process (inline), per part; the totals are build_catalog and run_fleet",
+        "runs": runs,
+        "build": {**{k: round(v, 3) for k, v in build.items()}, "total": round(build_total, 3)},
+        "warm_sweep": {
+            **{k: round(v, 3) for k, v in warm.items()},
+            "runs_swept": len(todo),
+            "settings_played": plays,
+            "total": round(warm_total, 3),
+        },
+    }
+
+
 def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT))
     which = argv or ["build", "memory"]
@@ -179,6 +287,8 @@ def main(argv: list[str]) -> int:
         out["fleet_build"], out["fleet_sweep"] = run_build_and_sweep()
     if "memory" in which:
         out["fleet_memory"] = run_memory()
+    if "parts" in which:
+        out["fleet_parts"] = where_time_goes()
     print(json.dumps(out, indent=2))
     return 0
 
