@@ -12,6 +12,9 @@ from .values import CompactionEvent, LiveCompaction, StepEvent, SummaryModel
 
 #: No message of the context changed yet at this call (a position past any context).
 UNCHANGED = 1 << 62
+#: Context positions a sweep keeps for the attempts its settings share (about 85 bytes each: ~21 MB); past it
+#: further attempts are computed each time. A 5,000-message run's 100-setting sweep keeps ~190,000.
+SHARED_POSITIONS = 250_000
 
 
 class Compacting(HeldContext):
@@ -30,6 +33,9 @@ class Compacting(HeldContext):
     #: node it leads to and the context after it (None: every attempt is computed)
     shared: dict[tuple[int, int, int, int], tuple[CompactionEvent, int, Snapshot]] | None
     node: int  # the held context's node: 0 before any attempt, then the node of the last attempt
+    nodes: int  # nodes made so far (each attempt computed makes one)
+    shared_positions: int  # context positions the kept attempts' contexts hold, at most shared_budget
+    shared_budget = SHARED_POSITIONS
 
     def _front(self) -> int:
         """What every window holds besides its messages: system, tools, hidden overhead."""
@@ -89,8 +95,12 @@ class Compacting(HeldContext):
             return attempt
         self._materialise(i)
         attempt = self._compact(step, i, total, start, split, compress)
-        self.node = len(shared) + 1
-        shared[key] = (attempt, self.node, self.snapshot())
+        # a node of its own even when it is not kept, so that no later key meets a stale one
+        self.nodes += 1
+        self.node = self.nodes
+        if self.shared_positions + len(self.entries) <= self.shared_budget:
+            shared[key] = (attempt, self.node, self.snapshot())
+            self.shared_positions += len(self.entries)
         return attempt
 
     def _request_cached(self, split: int) -> int:

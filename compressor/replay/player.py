@@ -61,6 +61,7 @@ class Player(Compacting):
         # A sweep's settings share the attempts they make alike (``Compacting._attempt``); a live model is never
         # called twice for one, so it never shares.
         self.shared = {} if share and model.kind != "live" else None
+        self.nodes = self.shared_positions = 0
         # Tokens every window holds that the file does not show: added to each counted window; a reported usage
         # was measured on the real window, so it holds them already.
         self.hidden = hidden_overhead

@@ -111,3 +111,20 @@ class TestSharedAttempts:
             assert attempts == by_key[outcome.key].compactions
         index = run_index(conversation, get_counter("cl100k_base"))
         assert Player(index, 16_000, SummaryModel.parse("ratio:0.1")).shared is None
+
+    @pytest.mark.parametrize("budget", [0, 400])
+    def test_past_its_budget_a_sweep_computes_the_attempts_again(self, budget: int) -> None:
+        conversation = generated(300, 3)
+        index = run_index(conversation, get_counter("cl100k_base"))
+        model = SummaryModel.parse("ratio:0.1")
+        player = make_player("openjiuwen", index, 16_000, model, PlayerOptions(share=True))
+        player.shared_budget = budget
+        shared = [player.play(r, k, m) for m in TARGETS for k in KEEPS for r in RATIOS]
+        _, plain = played(conversation, share=False, context_max=16_000, summary="ratio:0.1")
+        for one, other in zip(shared, plain, strict=True):
+            assert one.outcome == other.outcome
+            assert one.compactions == other.compactions
+        assert player.shared is not None
+        kept = sum(len(state[0]) for _, _, state in player.shared.values())
+        assert kept == player.shared_positions <= budget
+        assert (len(player.shared) > 0) == (budget > 0)
