@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.state import keys
+from dashboard.state import session
 
 #: The attribute holding the number (the tests read the greatest one on the page).
 ATTRIBUTE = "data-compaction-lab-run"
@@ -26,7 +26,6 @@ def run_marker() -> int:
 
     A fragment's rerun does not run the entry script, so a fragment whose widgets a reader moves calls this too
     (inside the fragment: a fragment's run may write only there)."""
-    number = int(st.session_state.get(keys.K_RUN_COUNT, 0)) + 1
-    st.session_state[keys.K_RUN_COUNT] = number
+    number = session.next_run_number()
     st.html(marker_html(number))
     return number

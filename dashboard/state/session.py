@@ -134,6 +134,13 @@ def on_language_change() -> None:
             st.session_state[key] = st.session_state[key]
 
 
+def next_run_number() -> int:
+    """Count one more script run of this session (the whole page or a fragment) and return its number."""
+    number = int(st.session_state.get(keys.K_RUN_COUNT, 0)) + 1
+    st.session_state[keys.K_RUN_COUNT] = number
+    return number
+
+
 def language() -> str:
     """The language chosen in the sidebar (English until one is chosen)."""
     value = st.session_state.get(keys.W_LANG, DEFAULTS.language)
