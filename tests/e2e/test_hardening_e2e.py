@@ -207,6 +207,10 @@ class TestSettingsHold:
                     '[data-testid="stSidebarNav"] a', has_text=re.compile(f"^{re.escape(label)}$")
                 ).click()
             slider = page.get_by_role("slider", name="trigger_context_ratio")
+        # Settled by one more page, which the hurried clicks never opened: the server takes the requests in order,
+        # so once that page is drawn and the app idle, every press and switch before it has run (an idle app
+        # alone may not have begun the last ones yet, and the reload below would find an older address)
+        go(page, "Load", "Load conversations")
         wait_idle(page)
         # A press a page switch cuts short may be lost (the browser had not sent it), so the ratio is
         # 0.79 − 0 … 12 × 0.01; what must never happen is a fall to the widget's minimum or back to the default.
