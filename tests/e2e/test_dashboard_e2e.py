@@ -129,7 +129,8 @@ def after_rerun(page: Any, action: Callable[[], object], timeout_ms: float = CON
     """Do ``action``, which must start a script run (a click, a key press, a value typed and entered), and wait until
     a run that began after it has finished and is drawn: the app numbers every run on the page (``run_marker``).
 
-    Only for an action that reruns the app: one that does not (a focus, a tab, an unchanged value) fails here."""
+    Only for an action that reruns the app: one that does not (a focus, a tab, an unchanged value) fails here. An
+    action whose run starts another (st.rerun, st.switch_page) may return after the first: await the effect too."""
     before = last_run(page)
     action()
     try:
