@@ -24,6 +24,16 @@ def last_user_index(messages: Sequence[Message]) -> int:
     return -1
 
 
+def _first_calls(messages: Sequence[Message]) -> dict[str, int]:
+    """Each call id and the first assistant message that makes the call."""
+    first_call_at: dict[str, int] = {}
+    for index, message in enumerate(messages):
+        if message.role == "assistant":
+            for call_id in message.call_ids:
+                first_call_at.setdefault(call_id, index)
+    return first_call_at
+
+
 def effective_keep(messages: Sequence[Message], keep: int) -> int:
     """How many trailing messages are kept once the tail is widened to hold each kept result's call.
 
@@ -31,11 +41,7 @@ def effective_keep(messages: Sequence[Message], keep: int) -> int:
     """
     if keep <= 0 or not messages:
         return max(keep, 0)
-    first_call_at: dict[str, int] = {}
-    for index, message in enumerate(messages):
-        if message.role == "assistant":
-            for call_id in message.call_ids:
-                first_call_at.setdefault(call_id, index)
+    first_call_at = _first_calls(messages)
     total = len(messages)
     start = max(total - keep, 0)
     scanned_from = total  # tool messages in [scanned_from, total) have been looked at
@@ -59,11 +65,7 @@ def call_reach(messages: Sequence[Message]) -> tuple[int, ...]:
 
     Does not depend on the keep count, so it is built once per conversation (see ``run_facts``).
     """
-    first_call_at: dict[str, int] = {}
-    for index, message in enumerate(messages):
-        if message.role == "assistant":
-            for call_id in message.call_ids:
-                first_call_at.setdefault(call_id, index)
+    first_call_at = _first_calls(messages)
     total = len(messages)
     reach = [total] * (total + 1)
     earliest = total
