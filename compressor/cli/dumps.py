@@ -34,9 +34,16 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(
             f"  {row.get('session_id', '')!s:<24} {row.get('tokens_before', 0):>9,} → {row.get('tokens_after', 0):>9,}"
             f"  ({row.get('reduction_ratio', 0):.1%} saved, spans {row.get('prefix_count')}/"
-            f"{row.get('compress_count')}/{row.get('tail_count')}, retries {row.get('retries', 0)})  {row['path']}",
+            f"{row.get('compress_count')}/{row.get('tail_count')}, retries {row.get('retries', 0)}{_took(row)})"
+            f"  {row['path']}",
             file=out,
         )
     for broken in rows["broken"]:
         print(f"  unreadable: {broken['path']}: {broken['error']}", file=out)
     return EXIT_OK
+
+
+def _took(row: dict[str, object]) -> str:
+    """ ", took 0.08 s" when the debug log says how long the compaction took."""
+    seconds = row.get("seconds")
+    return f", took {seconds:.2f} s" if isinstance(seconds, float) else ""

@@ -251,6 +251,7 @@ def dump_timing(record: DumpRecord) -> DumpTiming | None:
     for item in logged:
         if item.get("event") == "compression_retry":
             backoff += _seconds(item.get("delay_seconds")) or 0.0
-    began = _seconds(logged[0].get("timestamp"))  # the window opens on its threshold_check
-    took = record.timestamp - began if began is not None and record.timestamp >= began else None
-    return DumpTiming(calls=retries + 1, retries=retries, backoff_seconds=round(backoff, 3), seconds=took)
+    # the window opens on its threshold_check: the listing's own figure (``DumpSummary.seconds``)
+    return DumpTiming(
+        calls=retries + 1, retries=retries, backoff_seconds=round(backoff, 3), seconds=record.summary.seconds
+    )

@@ -13,7 +13,7 @@ import stat
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from ..errors import DumpFormatError
 from ..jsontext import encodable
 from .debuglog import debug_log_name, read_debug_log
 from .files import inside
-from .reader import DumpSummary, extension_retries, load_dump_file, summarise
+from .reader import DumpSummary, extension_retries, load_dump_file, summarise, window_seconds
 
 _StatKey = tuple[str, int, int]
 
@@ -62,15 +62,18 @@ class _LogIndex:
         for series in (*self._starts.values(), *self._retries.values()):
             series.sort()
 
+    def since(self, session_id: str, context_id: str, until: float) -> float | None:
+        """The latest threshold_check at or before ``until``: where a dump's debug window opens (None: no check)."""
+        starts = self._starts.get((session_id, context_id), [])
+        position = bisect.bisect_right(starts, until)
+        return starts[position - 1] if position else None
+
     def retries(self, session_id: str, context_id: str, until: float) -> int:
         """Retry records between the latest threshold_check at or before ``until`` and ``until`` (inclusive)."""
-        key = (session_id, context_id)
-        starts = self._starts.get(key, [])
-        position = bisect.bisect_right(starts, until)
-        if position == 0:
+        since = self.since(session_id, context_id, until)
+        if since is None:
             return 0
-        since = starts[position - 1]
-        retries = self._retries.get(key, [])
+        retries = self._retries.get((session_id, context_id), [])
         return bisect.bisect_right(retries, until) - bisect.bisect_left(retries, since)
 
 
@@ -152,7 +155,9 @@ def index_dumps(
     cache = DEFAULT_CACHE if cache is None else cache
     root = Path(directory)
     base = root if root.is_dir() else root.parent
-    rows: list[DumpSummary] = []
+    rows: list[
+        tuple[DumpSummary, dict[str, Any]]
+    ] = []  # each summary, and what its debug log adds to its row
     broken: list[dict[str, str]] = []
     logs: dict[tuple[Path, str], _LogIndex | None] = {}
     for path, info, problem in _dump_files(root, recursive):
@@ -164,20 +169,25 @@ def index_dumps(
             broken.append({"path": str(path), "error": entry.error or "unreadable"})
             continue
         summary = entry.summary
-        if summary.retries is None:
-            log_key = (path.parent, summary.processor_type)
-            if log_key not in logs:
-                log_path = path.parent / debug_log_name(summary.processor_type)
-                logs[log_key] = cache.log(log_path) if inside(base, log_path) else None
-            log = logs[log_key]
-            if log is not None:
-                summary = replace(
-                    summary, retries=log.retries(summary.session_id, summary.context_id, summary.timestamp)
-                )
-        rows.append(summary)
-    rows.sort(key=lambda row: (row.timestamp, row.path))
+        log_key = (path.parent, summary.processor_type)
+        if log_key not in logs:
+            log_path = path.parent / debug_log_name(summary.processor_type)
+            logs[log_key] = cache.log(log_path) if inside(base, log_path) else None
+        log = logs[log_key]
+        logged: dict[str, Any] = {}
+        if log is not None:  # the log says how long it took, and the retries when our extension does not
+            key = (summary.session_id, summary.context_id, summary.timestamp)
+            if summary.retries is None:
+                logged["retries"] = log.retries(*key)
+            logged["seconds"] = window_seconds(log.since(*key), summary.timestamp)
+        rows.append((summary, logged))
+    rows.sort(key=lambda row: (row[0].timestamp, row[0].path))
     broken.sort(key=lambda item: item["path"])
-    return DumpIndex(directory=str(root), dumps=[row.to_dict() for row in rows], broken=broken)
+    return DumpIndex(
+        directory=str(root),
+        dumps=[{**summary.to_dict(), **logged} for summary, logged in rows],
+        broken=broken,
+    )
 
 
 def _dump_files(root: Path, recursive: bool) -> Iterator[tuple[Path, os.stat_result | None, str]]:

@@ -164,12 +164,14 @@ class DumpSummary:
     retries: int | None  # None when neither our extension nor a debug log tells
     backend: str | None  # None for openJiuwen's own dumps
     source: str  # "compaction-lab" (our extension present) or "openjiuwen"
+    #: seconds from the trigger's threshold_check (debug log) to the dump; None without a log that says
+    seconds: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
-def summarise(path: Path, model: DumpFile, retries: int | None) -> DumpSummary:
+def summarise(path: Path, model: DumpFile, retries: int | None, seconds: float | None = None) -> DumpSummary:
     extension = model.compaction_lab
     return DumpSummary(
         path=str(path),
@@ -189,6 +191,7 @@ def summarise(path: Path, model: DumpFile, retries: int | None) -> DumpSummary:
         retries=retries,
         backend=extension.backend if extension is not None else None,
         source="compaction-lab" if extension is not None else "openjiuwen",
+        seconds=seconds,
     )
 
 
@@ -216,6 +219,13 @@ def debug_window(
         return ()
     since = max(starts)
     return tuple(sorted((r for r in mine if r["timestamp"] >= since), key=lambda r: float(r["timestamp"])))
+
+
+def window_seconds(since: Any, until: float) -> float | None:
+    """Seconds from a debug window's opening ``threshold_check`` (its timestamp ``since``) to the dump (``until``)."""
+    if isinstance(since, bool) or not isinstance(since, int | float) or not since <= until:
+        return None
+    return until - float(since)
 
 
 DumpSegment = Literal["prefix", "compress", "tail"]
@@ -424,5 +434,10 @@ def read_dump(path: str | os.PathLike[str]) -> DumpRecord:
         benefit=model.benefit.model_dump(),
         extension=extension.model_dump() if extension is not None else None,
         debug_records=records,
-        summary=summarise(file, model, retries),
+        summary=summarise(
+            file,
+            model,
+            retries,
+            window_seconds(records[0].get("timestamp"), model.timestamp) if records else None,
+        ),
     )

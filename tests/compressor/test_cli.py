@@ -204,8 +204,15 @@ class TestDumps:
             "compress_count",
             "tail_count",
             "retries",
+            "seconds",
         ):
             assert key in row
+
+    def test_the_table_says_how_long_each_took(self) -> None:
+        code, out, _ = run("dumps", str(SAMPLES / "openjiuwen-dumps"))
+        index = json.loads(run("dumps", str(SAMPLES / "openjiuwen-dumps"), "--json")[1])
+        took = [f"took {row['seconds']:.2f} s" for row in index["dumps"]]
+        assert code == 0 and all(words in out for words in took) and "retries 1, took 0.08 s" in out
 
     def test_table_lists_broken_files(self, tmp_path: Path) -> None:
         (tmp_path / "123_CurrentRoundCompressor_x.json").write_text("{")

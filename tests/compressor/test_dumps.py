@@ -430,6 +430,22 @@ class TestIndex:
         (tmp_path / "notes.txt").write_text("hello", encoding="utf-8")
         return tmp_path
 
+    def test_each_row_says_how_long_its_compaction_took_from_its_log(self, mixed_dir: Path) -> None:
+        index = index_dumps(mixed_dir, cache=DumpIndexCache())
+        for row in index.dumps:
+            name = Path(row["path"]).parent.name
+            opened = sample_log(name)[0]["timestamp"]  # the window's threshold_check
+            assert row["seconds"] == pytest.approx(row["timestamp"] - opened, abs=1e-9)
+            assert read_dump(row["path"]).summary.seconds == row["seconds"]  # the same figure in detail
+        took = {Path(row["path"]).parent.name: row["seconds"] for row in index.dumps}
+        assert 0.05 < took["compact015"] < 0.1  # 0.05 s of it the backoff its log records
+
+    def test_a_dump_without_a_log_beside_it_has_no_time(self, tmp_path: Path) -> None:
+        shutil.copy(sample_dump("compact000"), tmp_path / "alone.json")
+        (row,) = index_dumps(tmp_path, cache=DumpIndexCache()).dumps
+        assert row["seconds"] is None and row["retries"] is None
+        assert read_dump(tmp_path / "alone.json").summary.seconds is None
+
     def test_readable_dumps_are_rows_and_the_rest_is_broken(self, mixed_dir: Path) -> None:
         index = index_dumps(mixed_dir, cache=DumpIndexCache())
         assert [Path(row["path"]).parent.name for row in index.dumps] == list(SAMPLE_DIRS)  # by timestamp

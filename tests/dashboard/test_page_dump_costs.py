@@ -123,6 +123,13 @@ class TestOpenJiuwenDumps:
         assert metrics["Took"] == f"{timing.seconds:,.2f} s"
         assert "From the debug log beside the dump: one call per attempt" in texts(at)
 
+    def test_the_listing_says_how_long_each_compaction_took(self, dump_root: Path) -> None:
+        at = open_dumps()
+        paths = listed_paths(at, dump_root)
+        shown = at.dataframe[0].value["seconds"].tolist()
+        assert shown == [read_dump(path).summary.seconds for path in paths]
+        assert all(value is not None and 0 < value < 1 for value in shown)
+
     def test_in_chinese(self, dump_root: Path) -> None:
         at = open_dumps("zh")
         no_exception(at)
