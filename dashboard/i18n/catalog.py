@@ -108,6 +108,7 @@ COLUMN_KEYS: tuple[str, ...] = (
     "compress",
     "tail",
     "retries",
+    "took",
     "backend",
     "source",
     "processor",

@@ -930,6 +930,7 @@ STRINGS: dict[str, str] = {
     "col.compress": "Compressed messages",
     "col.tail": "Tail messages",
     "col.retries": "Retries",
+    "col.took": "Took (s)",
     "col.backend": "Backend",
     "col.source": "Written by",
     "col.processor": "Processor",

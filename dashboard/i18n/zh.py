@@ -782,6 +782,7 @@ STRINGS: dict[str, str] = {
     "col.compress": "压缩片段",
     "col.tail": "保留尾部",
     "col.retries": "重试",
+    "col.took": "耗时（秒）",
     "col.backend": "后端",
     "col.source": "写入者",
     "col.processor": "处理器",

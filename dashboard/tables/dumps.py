@@ -35,7 +35,7 @@ DUMP_COLUMNS = [
     "compress",
     "tail",
     "retries",
-    "seconds",
+    "took",
     "backend",
     "source",
     "processor",
@@ -97,7 +97,7 @@ def dump_frame(rows: Iterable[Mapping[str, Any] | DumpSummary], base: str | None
                 "compress": _count(row.get("compress_count")),
                 "tail": _count(row.get("tail_count")),
                 "retries": _count(row.get("retries")),
-                "seconds": _share(row.get("seconds")),
+                "took": _share(row.get("seconds")),  # seconds, from its debug log
                 "backend": row.get("backend") or "",
                 "source": row.get("source", ""),
                 "processor": row.get("processor_type", ""),
@@ -110,7 +110,7 @@ def dump_frame(rows: Iterable[Mapping[str, Any] | DumpSummary], base: str | None
     for column in (*_COUNT_COLUMNS, "prefix", "compress", "tail", "retries"):
         frame[column] = frame[column].astype("Int64")
     frame["reduction_ratio"] = frame["reduction_ratio"].astype("float64")
-    frame["seconds"] = frame["seconds"].astype("float64")
+    frame["took"] = frame["took"].astype("float64")
     in_time = frame.sort_values(["time", "path"], kind="stable", na_position="first")
     frame.loc[in_time.index, "sequence"] = range(1, len(frame) + 1)
     frame["sequence"] = frame["sequence"].astype("int64")

@@ -198,6 +198,7 @@ table(
     labels=dump_cost_view.cost_headers(unit),
     column_config={
         "reduction_ratio": st.column_config.NumberColumn(format=tables.SHARE_FORMAT),
+        "took": st.column_config.NumberColumn(format="%.2f"),
         "folder": st.column_config.TextColumn(width="medium"),
         **dump_cost_view.cost_config(unit),
     },

@@ -126,7 +126,7 @@ class TestOpenJiuwenDumps:
     def test_the_listing_says_how_long_each_compaction_took(self, dump_root: Path) -> None:
         at = open_dumps()
         paths = listed_paths(at, dump_root)
-        shown = at.dataframe[0].value["seconds"].tolist()
+        shown = at.dataframe[0].value["took"].tolist()
         assert shown == [read_dump(path).summary.seconds for path in paths]
         assert all(value is not None and 0 < value < 1 for value in shown)
 
