@@ -6,6 +6,8 @@ found (``previous_tokens``) and the cache it leaves (``preserved_tokens``) under
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..tokens import LIST_OVERHEAD
 from .context import HeldContext, Snapshot
 from .values import CompactionEvent, LiveCompaction, StepEvent, SummaryModel
@@ -124,41 +126,29 @@ class Compacting(HeldContext):
             return self._compact_live(step, i, total, start, split, compress)
         index, entries, cumulative = self.index, self.entries, self.cumulative
         size = len(entries)
-        front = self._front()
         before = cumulative[size] + LIST_OVERHEAD
-        request = (
-            index.system_tokens + cumulative[split] + index.prompt_tokens + LIST_OVERHEAD + index.tools_tokens
-        )
-        request_cached = self._request_cached(split)
-        span = (start, split - start, size - split)
-        prefix_tokens, tail_tokens = self._list_tokens(0, start), self._list_tokens(split, size)
+        asked: dict[str, Any] = {
+            "span": (start, split - start, size - split),
+            "compress_tokens": compress,
+            "request_tokens": (
+                index.system_tokens
+                + cumulative[split]
+                + index.prompt_tokens
+                + LIST_OVERHEAD
+                + index.tools_tokens
+            ),
+            "calls": 1,
+            "tokens_before": before,
+            "prefix_tokens": self._list_tokens(0, start),
+            "tail_tokens": self._list_tokens(split, size),
+            "request_cached_tokens": self._request_cached(split),
+        }
         if self.model.kind == "fixed":
             memory = index.sized_memory(self.model.tokens)
         elif self.model.kind == "ratio":
             wanted = int(self.model.ratio * compress)
             if wanted <= 0:  # the compactor treats an empty summary as a failed compaction
-                return CompactionEvent(
-                    index=i,
-                    status="skipped",
-                    reason="empty_summary",
-                    context_tokens=total,
-                    span=span,
-                    compress_tokens=compress,
-                    summary_tokens=0,
-                    memory_tokens=0,
-                    reinjection_tokens=0,
-                    reinjected_files=(),
-                    request_tokens=request,
-                    calls=1,
-                    tokens_before=before,
-                    tokens_after=before,
-                    prefix_tokens=prefix_tokens,
-                    tail_tokens=tail_tokens,
-                    request_cached_tokens=request_cached,
-                    step=step,
-                    sent_tokens=total,
-                    previous_tokens=self._usable,
-                )
+                return self._event(step, i, total, False, "empty_summary", before, **asked, **NOTHING_ADDED)
             memory = index.sized_memory(wanted)
         else:
             memory = index.offline_summary(entries[:split])
@@ -167,41 +157,25 @@ class Compacting(HeldContext):
         )
         memory_tokens = index.tokens[memory]
         added_tokens = index.tokens[added] if added is not None else 0
-        files = index.reinjected[added] if added is not None else ()
-        after = (
-            cumulative[start]
-            + memory_tokens
-            + added_tokens
-            + cumulative[size]
-            - cumulative[split]
-            + LIST_OVERHEAD
-        )
+        after = cumulative[start] + memory_tokens + added_tokens + cumulative[size] - cumulative[split]
+        after += LIST_OVERHEAD
         compacted = after < before
         if compacted:
             self._replace(start, split, [memory] if added is None else [memory, added])
-        return CompactionEvent(
-            index=i,
-            status="compacted" if compacted else "skipped",
-            reason="" if compacted else "no_benefit",
-            context_tokens=total,
-            span=span,
-            compress_tokens=compress,
+        return self._event(
+            step,
+            i,
+            total,
+            compacted,
+            "no_benefit",
+            after,
+            preserved=cumulative[start],
             summary_tokens=index.summary_tokens[memory],
             memory_tokens=memory_tokens,
             reinjection_tokens=added_tokens,
-            reinjected_files=files,
-            request_tokens=request,
-            calls=1,
-            tokens_before=before,
-            tokens_after=after,
-            prefix_tokens=prefix_tokens,
-            tail_tokens=tail_tokens,
-            request_cached_tokens=request_cached,
+            reinjected_files=index.reinjected[added] if added is not None else (),
             output_tokens=index.summary_tokens[memory],
-            step=step,
-            sent_tokens=front + after if compacted else total,
-            previous_tokens=self._usable,
-            preserved_tokens=front + cumulative[start] if compacted else 0,
+            **asked,
         )
 
     def _compact_live(
@@ -210,41 +184,27 @@ class Compacting(HeldContext):
         assert self.live is not None
         index, entries, cumulative = self.index, self.entries, self.cumulative
         size = len(entries)
-        front = self._front()
         before = cumulative[size] + LIST_OVERHEAD
         live = self.live([index.message(e) for e in entries])
-        summary_tokens = index.counter.tok(live.summary) if live.summary else 0
         prefix, _, tail = live.span
-        prefix_tokens, tail_tokens = self._list_tokens(0, prefix), self._list_tokens(size - tail, size)
-        # each call (retries and overflow shrinks included) resends the prefix the first one shared
-        request_cached = min(self._request_cached(size - tail) * live.calls, live.request_tokens)
-        retries = max(live.calls - 1, 0)
+        asked: dict[str, Any] = {
+            "span": live.span,
+            "compress_tokens": compress,
+            "summary_tokens": index.counter.tok(live.summary) if live.summary else 0,
+            "request_tokens": live.request_tokens,
+            "calls": live.calls,
+            "tokens_before": before,
+            "prefix_tokens": self._list_tokens(0, prefix),
+            "tail_tokens": self._list_tokens(size - tail, size),
+            # each call (retries and overflow shrinks included) resends the prefix the first one shared
+            "request_cached_tokens": min(self._request_cached(size - tail) * live.calls, live.request_tokens),
+            "output_tokens": live.output_tokens,
+            "retries": max(live.calls - 1, 0),
+            "backoff_seconds": live.backoff_seconds,
+        }
         if not live.added:
-            return CompactionEvent(
-                index=i,
-                status="skipped",
-                reason=live.reason,
-                context_tokens=total,
-                span=live.span,
-                compress_tokens=compress,
-                summary_tokens=summary_tokens,
-                memory_tokens=0,
-                reinjection_tokens=0,
-                reinjected_files=(),
-                request_tokens=live.request_tokens,
-                calls=live.calls,
-                tokens_before=before,
-                tokens_after=before,
-                prefix_tokens=prefix_tokens,
-                tail_tokens=tail_tokens,
-                request_cached_tokens=request_cached,
-                output_tokens=live.output_tokens,
-                retries=retries,
-                backoff_seconds=live.backoff_seconds,
-                step=step,
-                sent_tokens=total,
-                previous_tokens=self._usable,
-            )
+            added_nothing = {key: value for key, value in NOTHING_ADDED.items() if key != "summary_tokens"}
+            return self._event(step, i, total, False, live.reason, before, **asked, **added_nothing)
         if prefix != start:
             raise RuntimeError(
                 f"live compaction kept a prefix of {prefix} messages where {start} were expected"
@@ -263,32 +223,56 @@ class Compacting(HeldContext):
         if compacted:
             added = [index.added_message(m, t) for m, t in zip(live.added, live.added_tokens, strict=True)]
             self._replace(start, size - tail, added)
-        return CompactionEvent(
-            index=i,
-            status="compacted" if compacted else "skipped",
-            reason="" if compacted else "no_benefit",
-            context_tokens=total,
-            span=live.span,
-            compress_tokens=compress,
-            summary_tokens=summary_tokens,
+        return self._event(
+            step,
+            i,
+            total,
+            compacted,
+            "no_benefit",
+            after,
+            preserved=cumulative[prefix],
             memory_tokens=memory_tokens,
             reinjection_tokens=reinjection_tokens,
             reinjected_files=live.reinjected_files,
-            request_tokens=live.request_tokens,
-            calls=live.calls,
-            tokens_before=before,
+            **asked,
+        )
+
+    def _event(
+        self,
+        step: int,
+        i: int,
+        total: int,
+        compacted: bool,
+        reason: str,
+        after: int,
+        *,
+        preserved: int = 0,
+        **sizes: Any,
+    ) -> CompactionEvent:
+        """An attempt's event: what it asked and added (``sizes``); compacted, the window it sends and the cache it
+        leaves (the front and the kept prefix, ``preserved``), else why not, and the window unchanged."""
+        front = self._front()
+        return CompactionEvent(
+            index=i,
+            status="compacted" if compacted else "skipped",
+            reason="" if compacted else reason,
+            context_tokens=total,
             tokens_after=after,
-            prefix_tokens=prefix_tokens,
-            tail_tokens=tail_tokens,
-            request_cached_tokens=request_cached,
-            output_tokens=live.output_tokens,
-            retries=retries,
-            backoff_seconds=live.backoff_seconds,
             step=step,
             sent_tokens=front + after if compacted else total,
             previous_tokens=self._usable,
-            preserved_tokens=front + cumulative[prefix] if compacted else 0,
+            preserved_tokens=front + preserved if compacted else 0,
+            **sizes,
         )
+
+
+#: What an attempt that added nothing reports of the messages it would have added.
+NOTHING_ADDED: dict[str, Any] = {
+    "summary_tokens": 0,
+    "memory_tokens": 0,
+    "reinjection_tokens": 0,
+    "reinjected_files": (),
+}
 
 
 def step_event(attempts: list[CompactionEvent]) -> StepEvent:
