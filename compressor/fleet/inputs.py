@@ -15,10 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..dumps.files import inside
-from ..formats.places import find_sessions
-from ..formats.problems import FormatProblem
-from ..formats.registry import STORE_READERS
-from ..formats.stores import Store
+from ..formats.places import find_sessions, folder_tally, is_store_folder
 from ..jsontext import encodable
 from .values import Broken
 
@@ -50,14 +47,6 @@ def _entry(path: Path, agent: str = "") -> Input | None:
     return Input(path=str(path), size=info.st_size, mtime_ns=info.st_mtime_ns, agent=agent)
 
 
-def _taken(folder: Path) -> bool:
-    store = Store("directory", str(folder), folder.name, path=folder)
-    try:
-        return any(reader.looks_like(store) for reader in STORE_READERS)
-    except (FormatProblem, OSError):  # a folder that cannot be listed, or a link out of it: not a store here
-        return False
-
-
 def _sub_folders(folder: Path) -> list[Path]:
     try:
         with os.scandir(folder) as entries:
@@ -74,23 +63,15 @@ def is_store(folder: Path) -> bool:
     """A store reader takes the folder whole (an OpenHands SDK conversation, OpenCode storage, ...), and it is not
     a folder of stores: none of its sub-folders is taken while holding folders of its own (a folder of SDK
     conversations is walked, so runs beside them are found too). The readers' tests list folders only."""
-    if not _taken(folder):
+    if not is_store_folder(folder):
         return False
-    return not any(_taken(sub) and _sub_folders(sub) for sub in _sub_folders(folder))
+    return not any(is_store_folder(sub) and _sub_folders(sub) for sub in _sub_folders(folder))
 
 
 def _store_entry(folder: Path, agent: str = "") -> Input:
     """A store folder as one input: the bytes of its files, and the newest change to any file or folder in it
     (a file added, removed or rewritten anywhere in it changes one or the other)."""
-    size, newest = 0, folder.stat().st_mtime_ns
-    for root, folders, files in os.walk(folder, followlinks=False):
-        for name in (*folders, *files):
-            try:
-                info = os.lstat(Path(root) / name)
-            except OSError:
-                continue
-            newest = max(newest, info.st_mtime_ns)
-            size += info.st_size if stat.S_ISREG(info.st_mode) else 0
+    size, newest = folder_tally(folder, folder.stat().st_mtime_ns)
     return Input(path=str(folder), size=size, mtime_ns=newest, agent=agent)
 
 

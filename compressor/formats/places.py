@@ -160,13 +160,20 @@ def _measure(path: Path) -> tuple[int, float] | None:
         if not stat.S_ISREG(log.st_mode):
             return info.st_size, info.st_mtime
         return info.st_size + log.st_size, max(info.st_mtime, log.st_mtime)
-    size, newest = 0, info.st_mtime
-    for folder, folders, files in os.walk(path, followlinks=False):
+    size, newest = folder_tally(path, info.st_mtime_ns)
+    return size, newest / 1e9
+
+
+def folder_tally(folder: Path, newest_ns: int = 0) -> tuple[int, int]:
+    """(bytes of the regular files below ``folder``, the newest ``st_mtime_ns`` of any file or folder in it or
+    ``newest_ns``): a file added, removed or rewritten anywhere in it changes one of them. No link is followed."""
+    size = 0
+    for root, folders, files in os.walk(folder, followlinks=False):
         for name in (*folders, *files):
             try:
-                entry = os.lstat(Path(folder) / name)
+                entry = os.lstat(Path(root) / name)
             except OSError:
                 continue
-            newest = max(newest, entry.st_mtime)
+            newest_ns = max(newest_ns, entry.st_mtime_ns)
             size += entry.st_size if stat.S_ISREG(entry.st_mode) else 0
-    return size, newest
+    return size, newest_ns
