@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..dumps.files import inside
-from ..formats.places import find_sessions, folder_tally, is_store_folder
+from ..formats.places import database_tally, find_sessions, folder_tally, is_store_folder
 from ..jsontext import encodable
 from .values import Broken
 
@@ -27,7 +27,8 @@ SKIPPED_FOLDERS: frozenset[str] = frozenset({".git", "__pycache__", "node_module
 
 @dataclass(frozen=True, kw_only=True)
 class Input:
-    """One file to catalogue, with what ``stat`` said of it (the catalog's first key)."""
+    """One file to catalogue, with what ``stat`` said of it (the catalog's first key): for a database with a
+    write-ahead log beside it, of the two together (``formats.places.database_tally``)."""
 
     path: str
     size: int
@@ -44,7 +45,9 @@ def _entry(path: Path, agent: str = "") -> Input | None:
         return _store_entry(path, agent)
     if not stat.S_ISREG(info.st_mode):
         return None
-    return Input(path=str(path), size=info.st_size, mtime_ns=info.st_mtime_ns, agent=agent)
+    # An SQLite store in WAL mode: a write that reached only its -wal changes the pair's size or time.
+    size, mtime_ns = database_tally(path, info)
+    return Input(path=str(path), size=size, mtime_ns=mtime_ns, agent=agent)
 
 
 def _sub_folders(folder: Path) -> list[Path]:

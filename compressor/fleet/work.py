@@ -8,6 +8,7 @@ rebuilt with its catalogued counts sweeps exactly as the file it came from, with
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -24,6 +25,7 @@ from ..config import CurrentRoundCompressorConfig
 from ..cost import Price, Weights, flagged_count
 from ..errors import CompressorError
 from ..formats import load_conversations
+from ..formats.places import WAL_SUFFIX, write_ahead_log
 from ..jsontext import writable_value
 from ..messages import Conversation
 from ..quality import score_replay
@@ -119,7 +121,8 @@ class SweepResult:
 
 
 def file_hash(path: str) -> str:
-    """sha256 of the file's bytes; for a store folder, of every file's relative path and bytes, in name order."""
+    """sha256 of the file's bytes (and of its write-ahead log's, when it has a non-empty one); for a store folder,
+    of every file's relative path and bytes, in name order."""
     digest = hashlib.sha256()
     if os.path.isdir(path):
         for root, folders, files in os.walk(path, followlinks=False):
@@ -132,6 +135,13 @@ def file_hash(path: str) -> str:
                 _digest_file(digest, member)
         return digest.hexdigest()
     _digest_file(digest, path)
+    log = write_ahead_log(Path(path))
+    # An SQLite store in WAL mode: its newest writes are in the log until a checkpoint (an empty log adds nothing,
+    # so the hash is the database's alone, as a file without one has; a log checkpointed away meanwhile too).
+    with contextlib.suppress(FileNotFoundError):
+        if log is not None and os.path.getsize(log):
+            digest.update(b"\0" + WAL_SUFFIX.encode() + b"\0")
+            _digest_file(digest, str(log))
     return digest.hexdigest()
 
 

@@ -145,23 +145,46 @@ def is_store_folder(folder: Path) -> bool:
 
 
 def _measure(path: Path) -> tuple[int, float] | None:
-    """(bytes, newest change) of a store: its file's with its write-ahead log (SQLite keeps the newest sessions
-    in ``<name>-wal`` until a checkpoint), or over every file and folder in a folder (a session added or
-    rewritten anywhere in it changes one of them); None when it went away meanwhile."""
+    """(bytes, newest change) of a store: its file's with its write-ahead log (``database_tally``), or over every
+    file and folder in a folder (a session added or rewritten anywhere in it changes one of them); None when it
+    went away meanwhile."""
     try:
         info = path.stat()
     except OSError:
         return None
     if not path.is_dir():
-        try:
-            log = os.lstat(path.with_name(path.name + "-wal"))
-        except OSError:
-            return info.st_size, info.st_mtime
-        if not stat.S_ISREG(log.st_mode):
-            return info.st_size, info.st_mtime
-        return info.st_size + log.st_size, max(info.st_mtime, log.st_mtime)
+        size, newest = database_tally(path, info)
+        return size, newest / 1e9
     size, newest = folder_tally(path, info.st_mtime_ns)
     return size, newest / 1e9
+
+
+#: What SQLite appends to a database's name for its write-ahead log (WAL mode).
+WAL_SUFFIX = "-wal"
+
+
+def write_ahead_log(path: Path) -> Path | None:
+    """``<name>-wal`` beside the file when it is a regular file (no link): in WAL mode SQLite keeps the newest
+    writes there until a checkpoint, so the database's content is the file and its log together. The ``-shm``
+    beside them is only an index SQLite rebuilds from the log (a reader alone changes it): no part of the content."""
+    log = path.with_name(path.name + WAL_SUFFIX)
+    try:
+        return log if stat.S_ISREG(os.lstat(log).st_mode) else None
+    except OSError:
+        return None
+
+
+def database_tally(path: Path, info: os.stat_result | None = None) -> tuple[int, int]:
+    """(bytes, newest ``st_mtime_ns``) of a file with its write-ahead log, if it has one (``info``: the file's own
+    ``stat``, when the caller has it): a write that only reached the log changes one of them."""
+    info = path.stat() if info is None else info
+    try:
+        log = os.lstat(path.with_name(path.name + WAL_SUFFIX))
+    except OSError:
+        return info.st_size, info.st_mtime_ns
+    if not stat.S_ISREG(log.st_mode):
+        return info.st_size, info.st_mtime_ns
+    return info.st_size + log.st_size, max(info.st_mtime_ns, log.st_mtime_ns)
 
 
 def folder_tally(folder: Path, newest_ns: int = 0) -> tuple[int, int]:
