@@ -46,6 +46,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "atif",
     "openjiuwen-trajectory",
     "otel-genai",
+    "goose",
 )
 
 

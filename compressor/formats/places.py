@@ -57,6 +57,15 @@ PLACES: tuple[Place, ...] = (
         env_suffix="opencode",
         stores=("opencode.db", "storage"),
     ),
+    # Goose 1.10 moved its sessions into sessions.db and imported the older <id>.jsonl files, which stay behind.
+    Place(
+        "goose",
+        ".local/share/goose/sessions",
+        (),
+        env="XDG_DATA_HOME",
+        env_suffix="goose/sessions",
+        stores=("sessions.db",),
+    ),
     *(
         Place(agent, f"{storage}/{extension}/tasks", ("*/api_conversation_history.json",))
         for storage in _VSCODE_STORAGE

@@ -19,6 +19,8 @@ from compressor.formats import (
     gemini,
     gemini_history,
     gemini_stream,
+    goose,
+    goose_store,
     langchain,
     opencode,
     openhands,
@@ -40,6 +42,7 @@ READERS: tuple[Reader, ...] = (
     openhands_sdk.READER,
     codex.READER,
     codex_exec.READER,
+    goose.READER,
     gemini_stream.READER,
     qwen.READER,
     gemini.READER,
@@ -71,6 +74,7 @@ STORE_READERS: tuple[StoreReader, ...] = (
     openhands_sdk.STORE_READER,
     opencode.FOLDER_READER,
     opencode.DATABASE_READER,
+    goose_store.STORE_READER,
     agents_sqlite.STORE_READER,
 )
 
