@@ -72,6 +72,12 @@ READING_TEXT: dict[str, tuple[str, str]] = {
         "{count} turns' prompts are not in the file (headless output does not print them): an empty request stands "
         "for each",
     ),
+    "api_errors_left_out": (
+        "{count} model call failed: the error the agent wrote in its reply's place is left out (no reply came, and "
+        "the agent never sends it to the model)",
+        "{count} model calls failed: the errors the agent wrote in their replies' place are left out (no reply "
+        "came, and the agent never sends them to the model)",
+    ),
     "usage_after_compaction_stale": (
         "{count} usage report after the agent's first own compaction measured the compacted window; it is read "
         "as stale for the whole run shown here",

@@ -1,7 +1,7 @@
 """Claude Code session logs (``~/.claude/projects/*/*.jsonl``): one line per content block, merged per reply.
 
 Invariant: the lines of one API reply (same ``message.id``) become ONE assistant message, placed where its
-first line was; meta, sidechain and non-message lines are skipped; tool results become ``tool`` messages.
+first line was; sidechain and non-message lines are skipped; tool results become ``tool`` messages.
 
 Usage is repeated on every line of a reply; the last line's usage is kept (see ``anthropic.usage_metadata``
 for how it maps to ``usage_metadata``). Per-line bookkeeping (cwd, version, toolUseResult …) is dropped,
@@ -12,6 +12,19 @@ Compactions: a ``system`` line with ``subtype: "compact_boundary"`` marks one Cl
 flagged ``isCompactSummary``), which ``claude_turns`` records as a compaction (``preTokens`` → ``tokens_before``).
 User turns are classified by Claude Code's rules, shared with the Engram reader (``claude_turns``). The session
 id (``sessionId``) and the model of the latest reply go to the conversation's metadata.
+
+Lines Claude Code writes itself, read as what they are to the model (Claude Code's ``utils/messages.ts``:
+``createUserMessage``, ``createAssistantMessage``, ``createAssistantAPIErrorMessage``, ``normalizeMessagesForAPI``):
+- ``isMeta`` user lines (a custom command's expanded prompt, the local-command caveat, Stop-hook feedback the model
+  answers) are hidden from the person's screen but sent to the model: kept, as internal user turns;
+- an API error (``isApiErrorMessage: true``, model ``"<synthetic>"``, text such as "API Error: 529 …", "Prompt is
+  too long" or a usage-limit notice; in headless output an ``assistant`` message of model ``"<synthetic>"`` with an
+  ``error``) is what Claude Code shows when a model call FAILED: no reply came, its usage is zero, and
+  ``normalizeMessagesForAPI`` drops it from every later request. It is left out, counted in a reading
+  (``api_errors_left_out``), so the replay sees no model call there and the next reply's usage anchors the window;
+- any other ``"<synthetic>"`` reply (e.g. "No response requested.") is sent to the model later, so it is kept, but
+  without its all-zero usage, and it never names the run's model. (The data model has no "assistant turn that was
+  not a call", so such a reply is still a call point of the replay: rare, and its window is only estimated.)
 
 Headless output (``claude -p --output-format stream-json``) holds the same message lines after a ``system`` line of
 ``subtype: "init"`` (``session_id``, ``model``), and ends with a ``result`` line (its ``usage`` and
@@ -34,8 +47,12 @@ from compressor.messages import Conversation, Message
 
 #: Line types that carry a message sent to (or received from) the model.
 MESSAGE_LINE_TYPES = ("user", "assistant")  # a tuple: input values may be unhashable
-#: Flags marking lines Claude Code keeps for itself, not part of the main conversation.
-SKIP_FLAGS = ("isMeta", "isSidechain")
+#: The flag of a subagent's lines (a conversation of its own), which are not part of the main one.
+SIDECHAIN = "isSidechain"
+#: The flag of a user line Claude Code wrote and hid from the screen, which it still sends to the model.
+META_FLAG = "isMeta"
+#: The model Claude Code names on a reply it wrote itself (no model call made it).
+SYNTHETIC_MODEL = "<synthetic>"
 #: The ``subtype`` of the system line Claude Code writes where it compacted the conversation.
 COMPACT_BOUNDARY = "compact_boundary"
 #: Line fields worth keeping on the message they produce.
@@ -79,6 +96,7 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
     session: Any = None
     prompt_due = False  # a headless run began (``init``): its prompt is due before the next message line
     stood_in = 0
+    api_errors = 0
     result: dict[str, Any] = {}
     for loc, value in located:
         line = expect_dict(value, loc, "a session line")
@@ -89,7 +107,7 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
         if line.get("type") == "result":
             result.update({key: line[key] for key in RESULT_FIELDS if key in line})
             continue
-        if prompt_due and line.get("type") in MESSAGE_LINE_TYPES:
+        if prompt_due and line.get("type") in MESSAGE_LINE_TYPES and not is_api_error(line):
             prompt_due = False
             if not _prompt_line(line):
                 entries.append(Message(role="user", content="", metadata=dict(PROMPT_METADATA)))
@@ -98,23 +116,22 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
             meta = line.get(claude_turns.COMPACT_METADATA)
             boundary = meta if isinstance(meta, dict) else _headless_boundary(line.get("compact_metadata"))
             continue
-        summary = line.get("type") == "user" and line.get("isCompactSummary") is True
-        flagged = any(line.get(flag) is True for flag in SKIP_FLAGS)
-        # a continuation summary is what the model sees after a compaction, however the line is flagged
-        if (
-            line.get("type") not in MESSAGE_LINE_TYPES
-            or (flagged and not summary)
-            or line.get("isSidechain") is True
-        ):
+        if line.get("type") not in MESSAGE_LINE_TYPES or line.get(SIDECHAIN) is True:
             continue
         uuid = line.get("uuid")
         if isinstance(uuid, str):
             if uuid in seen:  # a resumed session may log the same line twice
                 continue
             seen.add(uuid)
+        if is_api_error(line):
+            api_errors += 1
+            continue
+        summary = line.get("type") == "user" and line.get("isCompactSummary") is True
         message_loc = loc.key("message")
         message = expect_dict(line.get("message"), message_loc, "a message")
         extras = {key: line[key] for key in LINE_EXTRAS if key in line}
+        if line["type"] == "user" and line.get(META_FLAG) is True:
+            extras[claude_turns.META] = True  # read as internal by claude_turns
         if line["type"] == "user":
             data = {**extras, **message, "role": "user"}
             if boundary is not None and (summary or _continues(message)):
@@ -136,7 +153,11 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
     if isinstance(session, str):
         metadata["session_id"] = session
     model = next(
-        (m.model_extra.get("model") for m in reversed(messages) if m.role == "assistant" and m.model_extra),
+        (
+            m.model_extra.get("model")
+            for m in reversed(messages)
+            if m.role == "assistant" and m.model_extra and m.model_extra.get("model") != SYNTHETIC_MODEL
+        ),
         None,
     )
     if isinstance(model, str) and model:
@@ -145,6 +166,7 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
     if result:
         metadata["result"] = result
     turns.tally.add("prompts_not_recorded", stood_in)
+    turns.tally.add("api_errors_left_out", api_errors)
     return assemble(
         turns.messages,
         [],
@@ -154,6 +176,17 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
         compactions=turns.compactions,
         readings=turns.tally.readings(),
     )
+
+
+def is_api_error(line: dict[str, Any]) -> bool:
+    """Whether a line is the error Claude Code wrote in a failed model call's place (see the module docstring)."""
+    if line.get("type") != "assistant":
+        return False
+    if line.get("isApiErrorMessage") is True:
+        return True
+    message = line.get("message")
+    synthetic = isinstance(message, dict) and message.get("model") == SYNTHETIC_MODEL
+    return synthetic and isinstance(line.get("error"), str) and bool(line["error"])  # headless output
 
 
 def _headless_boundary(meta: Any) -> dict[str, Any]:
@@ -202,7 +235,8 @@ def _add_line(reply: _Reply, message: dict[str, Any], loc: Loc) -> None:
         if isinstance(block, dict) and block.get("type") == "tool_result":
             raise FormatProblem(loc.key("content").key(index), "a tool_result block belongs in a user line")
     reply.blocks.extend(content)
-    if message.get("usage") is not None:
+    # Claude Code's own reply carries all-zero usage: no model call measured anything
+    if message.get("usage") is not None and message.get("model") != SYNTHETIC_MODEL:
         reply.usage = anthropic.usage_metadata(message["usage"], loc.key("usage"))
     reply.extras.update({key: value for key, value in message.items() if key not in _NOT_EXTRA})
 

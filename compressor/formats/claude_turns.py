@@ -13,7 +13,9 @@ Roles. A user turn is a real request unless Claude Code wrote it:
   this skill: …") and turns made only of ``<system-reminder>`` blocks — internal;
 - a slash command (``<command-name>``/``<command-message>``) is internal when it ran locally (a local command's
   output follows it before the model answers, e.g. ``/model``); a command the model answers (``/plan …``, a custom
-  command) is the user's request.
+  command) is the user's request;
+- a turn a session file flags ``isMeta`` (Claude Code wrote it and hid it from the screen: a custom command's
+  expanded prompt, Stop-hook feedback, the local-command caveat) — internal, whatever its text.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ CONTINUATION_PREFIX = "This session is being continued from a previous conversat
 NO_RESULT = "(no result: the conversation was compacted before this call's result was recorded)"
 #: Where a session file keeps a compaction's numbers (copied from the ``compact_boundary`` line onto the summary).
 COMPACT_METADATA = "compactMetadata"
+#: The session-file flag of a user turn Claude Code wrote and hid from the screen (kept on the message).
+META = "isMeta"
 
 CLAUDE_CODE_RULES = TurnRules(
     internal_prefixes=(
@@ -78,10 +82,13 @@ def classify(messages: list[Message]) -> ClaudeTurns:
         if message.role != "user":
             continue
         text = message.text.lstrip()
-        if not text:  # an image or a file the person attached, without words
+        meta = (message.model_extra or {}).get(META) is True
+        if not text and not meta:  # an image or a file the person attached, without words
             continue
         if is_summary(message):
             compactions.append(_compaction(index, message))
+        elif meta:
+            pass  # Claude Code wrote it, whatever it says
         elif text.startswith(COMMAND_PREFIXES):
             if not _ran_locally(messages, index):
                 continue

@@ -949,6 +949,12 @@ STRINGS.update(
         "reading.summaries_encrypted.other": "{count} 次记录的压缩的摘要是加密的（只有服务商能读取）",
         "reading.prompts_not_recorded.one": "{count} 个轮次的提示不在文件中（无界面模式的输出不含提示）：以一条空请求代替",
         "reading.prompts_not_recorded.other": "{count} 个轮次的提示不在文件中（无界面模式的输出不含提示）：每轮以一条空请求代替",
+        "reading.api_errors_left_out.one": (
+            "{count} 次模型调用失败：智能体在回复位置写下的错误信息已略去（没有收到回复，智能体也从不把它发给模型）"
+        ),
+        "reading.api_errors_left_out.other": (
+            "{count} 次模型调用失败：智能体在回复位置写下的错误信息已略去（没有收到回复，智能体也从不把它们发给模型）"
+        ),
         "reading.usage_after_compaction_stale.one": (
             "智能体第一次自行压缩之后的 {count} 条用量报告测量的是压缩后的窗口；在此显示的整个运行中视为过时"
         ),

@@ -68,8 +68,8 @@ SAMPLE_TABLE = [
         {
             "conversations": 1,
             "system": 0,
-            "context": 79,
-            "user": 1,
+            "context": 80,
+            "user": 2,
             "assistant": 39,
             "tool": 39,
             "tool_calls": 39,
@@ -184,8 +184,11 @@ class TestClaudeCodeSample:
         assert first.call_ids == ("toolu_01FodW2xQs9huzVpnvnAEMaA", "toolu_013VSa5vuXGRUVgdqJQe1w8Z")
         assert [m.tool_call_id for m in session.messages[56:58]] == list(first.call_ids)
 
-    def test_meta_and_queue_lines_are_skipped(self, session: Conversation) -> None:
-        assert not any("Stop hook feedback" in m.text for m in session.messages)
+    def test_a_meta_line_is_an_internal_turn_and_queue_lines_are_skipped(self, session: Conversation) -> None:
+        # Claude Code hides isMeta lines from the screen but sends them: the model answers the Stop hook's feedback
+        (index,) = [i for i, m in enumerate(session.messages) if "Stop hook feedback" in m.text]
+        assert session.messages[index].is_internal
+        assert session.messages[index + 1].text == "I need to commit the changes before finishing."
         assert session.messages[0].role == "user" and session.messages[0].text.startswith("Port this Python")
 
     def test_usage_is_the_whole_window_of_the_last_line(self, session: Conversation) -> None:
@@ -373,7 +376,7 @@ DETECTION_TABLE = [
     ("openai object", {"messages": OPENAI, "tools": [OPENAI_TOOL]}, "openai", (1, 3)),
     ("jsonl text", JSONL, "jsonl", (0, 2)),
     ("anthropic object", ANTHROPIC, "anthropic", (1, 4)),
-    ("claude code session", CLAUDE_CODE, "claude-code", (0, 4)),
+    ("claude code session", CLAUDE_CODE, "claude-code", (0, 5)),
     ("swe-agent trajectory", SWE_AGENT, "swe-agent", (1, 3)),
     ("traj record", RECORDS[0], "traj-records", (0, 2)),
 ]
@@ -436,7 +439,8 @@ class TestDetection:
 
     def test_claude_code_merges_replies_and_skips_side_lines(self) -> None:
         conversation = load_conversation(CLAUDE_CODE)
-        assert [m.role for m in conversation.messages] == ["user", "assistant", "tool", "assistant"]
+        assert [m.role for m in conversation.messages] == ["user", "assistant", "tool", "user", "assistant"]
+        assert conversation.messages[3].is_internal  # the isMeta line: sent to the model, not a request
         reply = conversation.messages[1]
         assert (reply.content, reply.call_ids) == ("Sure.", ("t1",))
         assert reply.usage_metadata is not None and reply.usage_metadata["total_tokens"] == 114

@@ -141,12 +141,12 @@ class TestRunsCommand:
         code, out, _ = self.run("runs", "--home", str(tmp_path), "--json")
         rows = [json.loads(line) for line in out.splitlines()]
         assert code == 0 and [row["path"] for row in rows] == [str(p) for p in made.values()]
-        assert rows[0]["agent"] == "claude-code" and rows[0]["messages"] == 79
+        assert rows[0]["agent"] == "claude-code" and rows[0]["messages"] == 80
         assert rows[1]["messages"] is None and rows[1]["error"].startswith(str(made["codex"]))
 
     def test_the_table_and_the_empty_case(self, tmp_path: Path) -> None:
         home_with_sessions(tmp_path / "home")
         code, out, _ = self.run("runs", "--home", str(tmp_path / "home"), "--limit", "1")
-        assert code == 0 and "claude-code" in out and "79 messages" in out and "… and 3 older" in out
+        assert code == 0 and "claude-code" in out and "80 messages" in out and "… and 3 older" in out
         code, out, _ = self.run("runs", "--home", str(tmp_path / "nobody"))
         assert code == 0 and out.startswith("no agent sessions found")

@@ -31,7 +31,7 @@ class TestBundledSession:
         conversation = load_conversation(SESSION)
         assert count_messages(conversation).to_dict() == {
             "real_user": 1,
-            "internal_user": 0,
+            "internal_user": 1,  # the Stop hook's feedback (isMeta), which the model answers
             "assistant": 39,
             "tool": 39,
             "tool_calls": 39,
@@ -48,7 +48,8 @@ class TestBundledSession:
             "model": "claude-opus-4-5-20251101",
         }
         assert [(r.code, r.detail) for r in conversation.readings] == [
-            ("model_from_file", "claude-opus-4-5-20251101")
+            ("internal_user_turns", ""),
+            ("model_from_file", "claude-opus-4-5-20251101"),
         ]
 
 
@@ -86,7 +87,7 @@ class TestTurns:
     def test_counts(self, compacted: Conversation) -> None:
         assert count_messages(compacted).to_dict() == {
             "real_user": 3,
-            "internal_user": 6,
+            "internal_user": 8,
             "assistant": 8,
             "tool": 5,
             "tool_calls": 5,
@@ -106,9 +107,11 @@ class TestTurns:
         internal = [m.text.split("\n")[0][:40] for m in compacted.messages if m.is_internal]
         assert internal == [
             "This session is being continued from a p",
+            "<local-command-caveat>Caveat: The messag",  # isMeta
             "<command-name>/model</command-name>",
             "<local-command-stdout>Set model to \x1b[1mo",
             "<task-notification>",
+            "Review the changes in calc/stats.py for ",  # isMeta: the custom command's prompt
             "[Request interrupted by user for tool us",
             "<system-reminder>",
         ]
@@ -120,7 +123,7 @@ class TestTurns:
 
     def test_readings(self, compacted: Conversation) -> None:
         assert [(r.code, r.count) for r in compacted.readings] == [
-            ("internal_user_turns", 6),
+            ("internal_user_turns", 8),
             ("recorded_compactions", 1),
             ("model_from_file", 1),
             ("usage_after_compaction_stale", 6),
@@ -252,3 +255,89 @@ class TestHeadlessStream:
 
     def test_a_session_file_gets_no_stand_in(self, compacted: Conversation) -> None:
         assert not any(r.code == "prompts_not_recorded" for r in compacted.readings)
+
+
+ERRORS = FIXTURES / "formats" / "claude_code" / "session-with-api-errors.jsonl"
+
+
+class TestLinesClaudeCodeWroteItself:
+    """Failed calls (``isApiErrorMessage``), ``<synthetic>`` replies and ``isMeta`` turns, read as the model saw them.
+
+    Shapes: Claude Code's ``createAssistantAPIErrorMessage`` / ``createAssistantMessage`` (model ``<synthetic>``,
+    all-zero usage, ``stop_reason: "stop_sequence"``) and ``normalizeMessagesForAPI``, which drops the API errors
+    from every later request; the fixture is built in that shape (see its README)."""
+
+    def test_a_failed_call_is_no_reply_and_is_counted(self) -> None:
+        run = load_conversation(ERRORS)
+        assert not any("API Error" in m.text or "Prompt is too long" in m.text for m in run.messages)
+        assert next(r for r in run.readings if r.code == "api_errors_left_out").count == 2
+        assert [m.role for m in run.messages] == [
+            "user",
+            "assistant",
+            "tool",
+            "user",  # the person's retry follows the result the failed call was given
+            "assistant",
+            "tool",
+            "assistant",
+            "user",
+            "assistant",  # "No response requested."
+            "user",  # the request whose call failed with "Prompt is too long": the run ends on it
+        ]
+
+    def test_every_call_point_left_is_a_reply_with_its_own_usage_or_none(self) -> None:
+        run = load_conversation(ERRORS)
+        assistants = [m for m in run.messages if m.role == "assistant"]
+        assert [m.reported_total_tokens for m in assistants] == [16_079, 16_719, 16_856, None]
+        assert assistants[-1].text == "No response requested." and assistants[-1].usage_metadata is None
+
+    def test_the_model_is_the_one_that_replied_not_synthetic(self) -> None:
+        run = load_conversation(ERRORS)
+        assert run.metadata["model"] == "claude-sonnet-4-5-20250929"
+        assert ("model_from_file", "claude-sonnet-4-5-20250929") in [(r.code, r.detail) for r in run.readings]
+
+    def test_an_error_logged_twice_counts_once(self) -> None:
+        lines = ERRORS.read_text().splitlines()
+        error = next(line for line in lines if '"isApiErrorMessage": true' in line)
+        run = load_conversation("\n".join([*lines, error]) + "\n", name="twice.jsonl")
+        assert next(r for r in run.readings if r.code == "api_errors_left_out").count == 2
+
+    def test_without_the_flag_the_same_line_would_be_a_reply(self) -> None:
+        text = ERRORS.read_text().replace('"isApiErrorMessage": true, "error": "server_error", ', "")
+        run = load_conversation(text, name="unflagged.jsonl")
+        assert any(m.role == "assistant" and m.text.startswith("API Error: 529") for m in run.messages)
+        assert next(r for r in run.readings if r.code == "api_errors_left_out").count == 1  # the other one
+
+    def test_a_headless_error_message_is_left_out_too(self) -> None:
+        lines = HEADLESS.read_text().splitlines()
+        error = {
+            "type": "assistant",
+            "message": {
+                "id": "4f0b7c2e-9a31-4d58-b6e0-1c2d3e4f5a6b",
+                "model": "<synthetic>",
+                "role": "assistant",
+                "stop_reason": "stop_sequence",
+                "type": "message",
+                "usage": {"input_tokens": 0, "output_tokens": 0},
+                "content": [{"type": "text", "text": "API Error: 500 Internal server error"}],
+            },
+            "parent_tool_use_id": None,
+            "session_id": "6b1f3c2a-9d4e-4f7a-8b2c-1e5d7a9c3f40",
+            "uuid": "0d9c8b7a-6f5e-4d3c-2b1a-0f9e8d7c6b5a",
+            "error": "server_error",
+        }
+        run = load_conversation(
+            "\n".join([*lines[:-1], json.dumps(error), lines[-1]]) + "\n", name="run.jsonl"
+        )
+        assert [m.text for m in run.messages] == [m.text for m in load_conversation(HEADLESS).messages]
+        assert next(r for r in run.readings if r.code == "api_errors_left_out").count == 1
+
+    def test_a_meta_turn_is_internal_whatever_it_says(self) -> None:
+        turns = classify(
+            [
+                _user("fix it"),
+                Message(role="user", content="Stop hook feedback:\nCommit first.", isMeta=True),
+                Message(role="assistant", content="Committing."),
+            ]
+        )
+        assert [m.internal for m in turns.messages] == [False, True, False]
+        assert turns.tally.readings()[0].code == "internal_user_turns"
