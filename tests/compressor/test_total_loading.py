@@ -182,6 +182,7 @@ READERS = [
     FIXTURES / "formats" / "cline" / "api_conversation_history.json",
     SAMPLES / "transcripts" / "claude-code-session.jsonl",
     FIXTURES / "formats" / "claude_code" / "headless-stream.jsonl",
+    FIXTURES / "formats" / "claude_code" / "session-with-api-errors.jsonl",
     FIXTURES / "formats" / "codex_exec" / "exec-fix-test.jsonl",
     FIXTURES / "formats" / "goose" / "20250918_143012.jsonl",
     FIXTURES / "formats" / "langchain" / "file-chat-history.json",
