@@ -89,9 +89,8 @@ class _Session:
 
     def __init__(self, run: RunBuilder) -> None:
         self.run = run
-        self.summary: int | None = (
-            None  # index of an agent-only user message that may be a compaction summary
-        )
+        # the index of an agent-only user message: a compaction summary if an agent-only reply follows it
+        self.summary: int | None = None
         self.request = ""  # the text of the latest real request kept in the run
         self.repeat: str | None = None  # a request a compaction carried past itself, expected once after it
         self.reasoning = ""  # thinking of an assistant message with nothing else, sent with the next one

@@ -321,6 +321,47 @@ class TestSessionsDatabase:
         assert old.messages[2].text == "README.md"
 
 
+def session_lines(tmp_path: Path, *messages: dict[str, Any]) -> Conversation:
+    header = {"working_dir": "/home/dev", "description": "forms", "message_count": len(messages)}
+    path = tmp_path / "20251001_1.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in (header, *messages)) + "\n")
+    return load_conversation(path)
+
+
+def said(role: str, *content: dict[str, Any]) -> dict[str, Any]:
+    return {"role": role, "created": 1759300000, "content": list(content)}
+
+
+class TestContentForms:
+    def test_thinking_alone_goes_with_the_next_reply_as_goose_sends_it(self, tmp_path: Path) -> None:
+        call = {"type": "toolRequest", "id": "c1", "toolCall": {"status": "success", "value": {"name": "ls"}}}
+        run = session_lines(
+            tmp_path,
+            said("user", {"type": "text", "text": "What is here?"}),
+            said("assistant", {"type": "thinking", "thinking": "List it first.", "signature": "s"}),
+            said("assistant", call),
+        )
+        assert roles(run) == ["real user", "assistant"]
+        assert (run.messages[1].model_extra or {})["reasoning_content"] == "List it first."
+        assert run.messages[1].tool_calls[0].arguments == "{}"  # type: ignore[index]
+
+    def test_an_image_in_a_tool_result_follows_it_as_an_internal_user_message(self, tmp_path: Path) -> None:
+        shot = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+        result = {"status": "success", "value": {"content": [{"type": "text", "text": "saved"}, shot]}}
+        run = session_lines(
+            tmp_path,
+            said("user", {"type": "text", "text": "Take a screenshot."}),
+            said("assistant", {"type": "toolRequest", "id": "c1", "toolCall": {"status": "success", "value": {"name": "shot", "arguments": {}}}}),
+            said("user", {"type": "toolResponse", "id": "c1", "toolResult": result}),
+        )  # fmt: skip
+        assert roles(run) == ["real user", "assistant", "tool", "internal user"]
+        assert (
+            run.messages[2].text
+            == "saved This tool result included an image that is uploaded in the next message."
+        )
+        assert run.messages[3].image_count == 1
+
+
 def load_error(source: Path) -> str:
     with pytest.raises(ConversationFormatError) as caught:
         load_conversations(source)
