@@ -3,7 +3,8 @@ storage) and an SQLite database (OpenCode's ``opencode.db``, OpenAI Agents SDK s
 
 Invariant: a folder is walked without following any symbolic link that leaves it, only regular files are opened,
 each at most MAX_FILE_BYTES and all together at most MAX_FILE_BYTES; a database is opened read-only (a path
-through a ``mode=ro`` URI, an upload deserialised in memory); every problem is a FormatProblem naming the file.
+through a ``mode=ro`` URI, ``immutable`` for a WAL database with no log, so nothing is created beside it; an upload
+deserialised in memory); every problem is a FormatProblem naming the file.
 """
 
 from __future__ import annotations
@@ -150,7 +151,7 @@ class Store:
                 connection.deserialize(self.data)
             else:
                 assert self.path is not None
-                connection = sqlite3.connect(f"file:{quote(str(self.path.resolve()))}?mode=ro", uri=True)
+                connection = sqlite3.connect(_read_only_uri(self.path), uri=True)
             connection.execute("PRAGMA query_only = ON")
             return connection
         except sqlite3.Error as error:
@@ -225,6 +226,26 @@ def rows(store: Store, query: str, parameters: tuple[Any, ...] = ()) -> Iterator
         raise FormatProblem(Loc(), f"cannot read the database ({error})") from None
     finally:
         connection.close()
+
+
+def _read_only_uri(path: Path) -> str:
+    """A read-only URI for the database at ``path``. One in WAL mode whose log is gone (every writer closed it) is
+    opened immutable: a plain read-only open of it leaves an empty ``-wal`` and a ``-shm`` beside it."""
+    resolved = path.resolve()
+    uri = f"file:{quote(str(resolved))}?mode=ro"
+    if _in_wal_mode(resolved) and not os.path.lexists(resolved.with_name(resolved.name + "-wal")):
+        uri += "&immutable=1"
+    return uri
+
+
+def _in_wal_mode(path: Path) -> bool:
+    """The header's write and read versions are 2 (WAL), at bytes 18 and 19."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(20)
+    except OSError:
+        return False
+    return header[18:20] == b"\x02\x02"
 
 
 def _looks_like_path(source: str | os.PathLike[str]) -> bool:

@@ -16,6 +16,7 @@ import io
 import json
 import shutil
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +131,8 @@ def import_session(
 def database(path: Path) -> Path:
     """sessions.db holding the fixture's session and the scheduled one."""
     header, messages = session_file()
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:  # closed: its log is checkpointed and removed
+        db.execute("PRAGMA journal_mode = WAL")  # as Goose opens it (SessionStorage::create_pool)
         db.executescript(SCHEMA)
         import_session(db, SESSION.stem, header, messages, provider_name="anthropic")
         import_session(
@@ -290,12 +292,28 @@ class TestSessionsDatabase:
         # every row above got the same CURRENT_TIMESTAMP: the row id decides, as SQLite returns them to Goose
         assert [m.model_extra["id"] for m in from_db[0].messages[:2]] == ["msg_01", "msg_02"]  # type: ignore[index]
 
-    def test_the_database_is_only_read(self, tmp_path: Path) -> None:
+    def test_the_database_is_only_read_and_nothing_appears_beside_it(self, tmp_path: Path) -> None:
         path = database(tmp_path / "sessions.db")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["sessions.db"]  # WAL mode, its log checkpointed
         before = hashlib.sha256(path.read_bytes()).hexdigest()
         load_conversations(path)
         assert hashlib.sha256(path.read_bytes()).hexdigest() == before
         assert sorted(p.name for p in tmp_path.iterdir()) == ["sessions.db"]
+
+    def test_a_running_gooses_newest_rows_in_the_log_are_read(self, tmp_path: Path) -> None:
+        path = database(tmp_path / "sessions.db")
+        writer = sqlite3.connect(path)  # Goose still running: its newest row is only in sessions.db-wal
+        try:
+            writer.execute(
+                "INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES (?, ?, ?, 0)",
+                ("20250919_1", "user", json.dumps([{"type": "text", "text": "And close the old one."}])),
+            )
+            writer.commit()
+            assert (tmp_path / "sessions.db-wal").stat().st_size > 0
+            scheduled = load_conversations(path)[1]
+        finally:
+            writer.close()
+        assert scheduled.messages[-1].text == "And close the old one." and scheduled.messages[-1].is_real_user
 
     def test_the_first_schema_and_older_content_forms(self, tmp_path: Path) -> None:
         path = tmp_path / "sessions.db"
