@@ -16,7 +16,7 @@ from .common import EXIT_OK
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "runs", help="list the sessions Claude Code, Codex, Gemini CLI, Qwen Code, OpenCode and Cline wrote"
+        "runs", help="list the sessions Claude Code, Codex, Gemini CLI, Qwen Code, OpenCode, Goose and Cline wrote"
     )
     parser.add_argument("--home", metavar="DIR", help="look under this home folder instead of yours")
     parser.add_argument(
