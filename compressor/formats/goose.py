@@ -13,12 +13,14 @@ older content types; 331a842 ``context_mgmt/mod.rs`` for what a compaction write
 
 - A Message is ``{id?, role: user|assistant, created, content: [..], metadata: {userVisible, agentVisible}}``
   (older files lack id and metadata: both visible). Content items are tagged by ``type``: ``text``, ``image``
-  (``data``, ``mimeType``), ``toolRequest {id, toolCall}``, ``toolResponse {id, toolResult}``, ``thinking``,
-  ``redactedThinking``, ``frontendToolRequest``, and UI-only ``toolConfirmationRequest``, ``actionRequired``,
+  (``data``, ``mimeType``), ``toolRequest {id, toolCall}``, ``toolResponse {id, toolResult}``, ``thinking``, and
+  UI-only ``redactedThinking``, ``frontendToolRequest``, ``toolConfirmationRequest``, ``actionRequired``,
   ``systemNotification``, ``jsonRenderSpec`` and the older ``contextLengthExceeded``, ``summarizationRequested``,
   ``conversationCompacted``. ``toolCall``/``toolResult`` are ``{status: success, value}`` or
   ``{status: error, error}``; a result's value is ``{content: [...], isError}`` (older: the content list itself).
-  Text a tool marks for the user only (``annotations.audience`` without ``assistant``) never reaches the model.
+  Text a tool marks for the user only (``annotations.audience`` without ``assistant``) never reaches the model;
+  neither does what ``conversation::fix_conversation`` (08dc478) takes out: a response to no earlier request, a
+  request in a user message, a response in an assistant one (each counted in a reading).
 - Visibility: a message hidden from both the user and the agent was archived by Goose and is left out. Goose
   compacts by hiding every earlier message from the agent (they are kept here: the run whole), adding the summary as
   a user message only the agent sees, an agent-only assistant message telling the model to continue, and a copy of
@@ -44,8 +46,10 @@ from compressor.messages import Conversation
 
 SOURCE_FORMAT = "goose"
 ROLES = ("user", "assistant")
-#: Content Goose shows in its UI but never sends to a model.
+#: Content Goose shows in its UI but never sends to a model (a frontend tool's request is run by the UI; Goose's
+#: ``fix_conversation`` takes it out of what it sends).
 UI_ONLY = (
+    "frontendToolRequest",
     "redactedThinking",
     "toolConfirmationRequest",
     "actionRequired",
@@ -55,7 +59,7 @@ UI_ONLY = (
     "summarizationRequested",
     "conversationCompacted",
 )
-CONTENT_TYPES = ("text", "image", "toolRequest", "toolResponse", "frontendToolRequest", "thinking", *UI_ONLY)
+CONTENT_TYPES = ("text", "image", "toolRequest", "toolResponse", "thinking", *UI_ONLY)
 #: How Goose starts the summary of one tool call and its result (``context_mgmt::summarize_tool_call``).
 TOOL_SUMMARY_PREFIX = "[Historical tool call summary]"
 #: Goose's words before an error (``providers/formats/openai``).
@@ -94,6 +98,7 @@ class _Session:
         self.request = ""  # the text of the latest real request kept in the run
         self.repeat: str | None = None  # a request a compaction carried past itself, expected once after it
         self.reasoning = ""  # thinking of an assistant message with nothing else, sent with the next one
+        self.requested: set[str] = set()  # ids of the tool requests so far
 
     def message(self, value: Any, loc: Loc) -> None:
         data = expect_dict(value, loc, "a Goose message")
@@ -123,10 +128,10 @@ class _Session:
                     parts.append({"type": "text", "text": _text(item, item_loc)})
             elif kind == "image":
                 parts.append(_image(item, item_loc))
-            elif kind == "toolResponse":
+            elif kind == "toolResponse" and _call_id(item, item_loc) in self.requested:
                 tools.extend(_tool_result(item, item_loc))
-            elif kind in ("toolRequest", "frontendToolRequest"):
-                raise FormatProblem(item_loc.key("type"), f"a {kind} item belongs in an assistant message")
+            elif kind == "toolResponse":
+                self.run.skip("tool responses to no request")  # Goose's fix_tool_calling drops them too
             else:
                 self.run.skip(f"{kind} content")
         if parts:
@@ -167,14 +172,13 @@ class _Session:
                 reasoning.append(json_text(item.get("thinking", "")))
             elif kind == "image":
                 texts.append(IMAGE_IN_REPLY)
-            elif kind in ("toolRequest", "frontendToolRequest"):
+            elif kind == "toolRequest":
                 call, error = _tool_call(item, item_loc)
+                self.requested.add(_call_id(item, item_loc))
                 if call is not None:
                     calls.append(call)
                 if error is not None:
                     errors.append(error)
-            elif kind == "toolResponse":
-                raise FormatProblem(item_loc.key("type"), "a toolResponse item belongs in a user message")
             else:
                 self.run.skip(f"{kind} content")
         if not texts and not calls and not errors:

@@ -379,6 +379,20 @@ class TestContentForms:
         )
         assert run.messages[3].image_count == 1
 
+    def test_what_goose_takes_out_before_sending_is_left_out_and_counted(self, tmp_path: Path) -> None:
+        picked = {"status": "success", "value": {"name": "pick_file", "arguments": {}}}
+        answer = {"status": "success", "value": {"content": [{"type": "text", "text": "notes.md"}]}}
+        run = session_lines(
+            tmp_path,
+            said("user", {"type": "text", "text": "Pick a file for me."}),
+            said("assistant", {"type": "text", "text": "Opening the picker."}, {"type": "frontendToolRequest", "id": "f1", "toolCall": picked}),
+            said("user", {"type": "toolResponse", "id": "f1", "toolResult": answer}),
+            said("assistant", {"type": "text", "text": "You picked notes.md."}),
+        )  # fmt: skip
+        assert roles(run) == ["real user", "assistant", "assistant"] and run.messages[1].tool_calls is None
+        (skipped,) = [r for r in run.readings if r.code == "events_skipped"]
+        assert skipped.detail == "frontendToolRequest content ×1, tool responses to no request ×1"
+
 
 def load_error(source: Path) -> str:
     with pytest.raises(ConversationFormatError) as caught:
