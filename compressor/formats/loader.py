@@ -32,6 +32,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "cline",
     "codex",
     "codex-exec",
+    "codex-exec-legacy",
     "openai-responses",
     "langchain",
     "openai-agents-sqlite",

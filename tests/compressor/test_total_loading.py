@@ -184,6 +184,7 @@ READERS = [
     FIXTURES / "formats" / "claude_code" / "headless-stream.jsonl",
     FIXTURES / "formats" / "claude_code" / "session-with-api-errors.jsonl",
     FIXTURES / "formats" / "codex_exec" / "exec-fix-test.jsonl",
+    FIXTURES / "formats" / "codex_exec" / "exec-legacy-csv-header.jsonl",
     FIXTURES / "formats" / "goose" / "20250918_143012.jsonl",
     FIXTURES / "formats" / "langchain" / "file-chat-history.json",
     FIXTURES / "formats" / "langchain" / "langsmith-messages.json",
