@@ -3,7 +3,7 @@ metadata on the first line, then one Message a line), and the messages of its ``
 ``goose_store``, rows in the same Message shape). One conversation a session.
 
 Invariant: every stored message is kept, in order, as Goose's OpenAI formatter sends it to a model
-(``providers/formats/openai``): text parts joined, ``thinking`` as ``reasoning_content``, each ``toolRequest`` an
+(``providers/formats/openai/messages.rs`` at e216e6d): text parts joined, ``thinking`` as ``reasoning_content``, each ``toolRequest`` an
 assistant tool call, each ``toolResponse`` a ``tool`` message with its call's id; UI-only content is left out.
 
 Schema (read at block/goose commits 0164300 and dbec165 of ``crates/goose/src/session/session_manager.rs``, schema

@@ -4,9 +4,10 @@ The fixture ``tests/fixtures/formats/goose/20250918_143012.jsonl`` was written b
 file exists) from block/goose: ``crates/goose/src/session/storage.rs`` at e3e6f12 and ``session/legacy.rs`` at
 decaa9d (first line the session metadata, then one Message a line), ``conversation/message.rs`` at 6416fe7 and
 ``conversation/tool_result_serde.rs`` at b5a6949 (content items, ``{status, value|error}``, visibility metadata),
-``context_mgmt/mod.rs`` at 331a842 (what a compaction and a tool-pair summary write). The databases are built here
-with the tables of ``session/session_manager.rs`` at dbec165 (schema 9) and 0164300 (schema 5), and filled the way
-Goose's own ``import_legacy_session`` and ``replace_conversation`` fill them.
+``context_mgmt/mod.rs`` at 331a842 (what a compaction and a tool-pair summary write); what a model is sent follows
+``providers/formats/openai/messages.rs`` at e216e6d and ``conversation/mod.rs`` at 08dc478. The databases are
+built here with the tables of ``session/session_manager.rs`` at dbec165 (schema 9) and 0164300 (schema 5), and
+filled the way Goose's own ``import_legacy_session`` and ``replace_conversation`` fill them.
 """
 
 from __future__ import annotations
