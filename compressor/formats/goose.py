@@ -20,7 +20,9 @@ older content types; 331a842 ``context_mgmt/mod.rs`` for what a compaction write
   ``{status: error, error}``; a result's value is ``{content: [...], isError}`` (older: the content list itself).
   Text a tool marks for the user only (``annotations.audience`` without ``assistant``) never reaches the model;
   neither does what ``conversation::fix_conversation`` (08dc478) takes out: a response to no earlier request, a
-  request in a user message, a response in an assistant one (each counted in a reading).
+  request in a user message, a response in an assistant one (each counted in a reading). A ``reasoning`` item
+  (newer Goose, for DeepSeek-like APIs; its fields not read from the source) gives its ``text`` as reasoning; a type
+  this reader does not know is left out and counted, so a newer Goose's file still reads.
 - Visibility: a message hidden from both the user and the agent was archived by Goose and is left out. Goose
   compacts by hiding every earlier message from the agent (they are kept here: the run whole), adding the summary as
   a user message only the agent sees, an agent-only assistant message telling the model to continue, and a copy of
@@ -59,7 +61,7 @@ UI_ONLY = (
     "summarizationRequested",
     "conversationCompacted",
 )
-CONTENT_TYPES = ("text", "image", "toolRequest", "toolResponse", "thinking", *UI_ONLY)
+CONTENT_TYPES = ("text", "image", "toolRequest", "toolResponse", "thinking", "reasoning", *UI_ONLY)
 #: How Goose starts the summary of one tool call and its result (``context_mgmt::summarize_tool_call``).
 TOOL_SUMMARY_PREFIX = "[Historical tool call summary]"
 #: Goose's words before an error (``providers/formats/openai``).
@@ -133,7 +135,7 @@ class _Session:
             elif kind == "toolResponse":
                 self.run.skip("tool responses to no request")  # Goose's fix_tool_calling drops them too
             else:
-                self.run.skip(f"{kind} content")
+                self.run.skip(_skipped(kind))
         if parts:
             self._request(parts, extras, loc, agent_only=agent_only)
         for tool in tools:
@@ -170,6 +172,8 @@ class _Session:
                     texts.append(_text(item, item_loc))
             elif kind == "thinking":
                 reasoning.append(json_text(item.get("thinking", "")))
+            elif kind == "reasoning" and isinstance(item.get("text"), str):
+                reasoning.append(item["text"])
             elif kind == "image":
                 texts.append(IMAGE_IN_REPLY)
             elif kind == "toolRequest":
@@ -180,7 +184,7 @@ class _Session:
                 if error is not None:
                     errors.append(error)
             else:
-                self.run.skip(f"{kind} content")
+                self.run.skip(_skipped(kind))
         if not texts and not calls and not errors:
             self.reasoning = "".join(reasoning)
             if not items:
@@ -225,9 +229,17 @@ def _items(items: list[Any], loc: Loc) -> Iterable[tuple[Loc, dict[str, Any]]]:
         item_loc = loc.key(index)
         item = expect_dict(item, item_loc, "a content item")
         kind = item.get("type")
-        if kind not in CONTENT_TYPES:
-            raise FormatProblem(item_loc.key("type"), f"unknown Goose content type {short(kind)}")
+        if not isinstance(kind, str):
+            raise FormatProblem(item_loc.key("type"), f"a content type must be a string, got {short(kind)}")
         yield item_loc, item
+
+
+def _skipped(kind: str) -> str:
+    return (
+        f"{kind} content"
+        if kind in CONTENT_TYPES
+        else f"{short(kind)} content (a type this reader does not know)"
+    )
 
 
 def _for_agent(item: dict[str, Any]) -> bool:

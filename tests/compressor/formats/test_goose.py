@@ -394,6 +394,18 @@ class TestContentForms:
         (skipped,) = [r for r in run.readings if r.code == "events_skipped"]
         assert skipped.detail == "frontendToolRequest content ×1, tool responses to no request ×1"
 
+    def test_a_type_from_a_newer_goose_is_left_out_and_counted(self, tmp_path: Path) -> None:
+        run = session_lines(
+            tmp_path,
+            said("user", {"type": "text", "text": "Hello"}),
+            said("assistant", {"type": "reasoning", "text": "Greet back."}, {"type": "text", "text": "Hi!"}),
+            said("assistant", {"type": "hologram", "frames": 3}, {"type": "text", "text": "Anything else?"}),
+        )
+        assert [m.text for m in run.messages] == ["Hello", "Hi!", "Anything else?"]
+        assert (run.messages[1].model_extra or {})["reasoning_content"] == "Greet back."
+        (skipped,) = [r for r in run.readings if r.code == "events_skipped"]
+        assert skipped.detail == "'hologram' content (a type this reader does not know) ×1"
+
 
 def load_error(source: Path) -> str:
     with pytest.raises(ConversationFormatError) as caught:
@@ -425,11 +437,9 @@ class TestBadInput:
             "got string"
         )
 
-    def test_an_unknown_content_type_or_tool_status_is_named(self, tmp_path: Path) -> None:
-        unknown = self.written(
-            tmp_path, lambda lines: [line.replace('"toolResponse"', '"toolReply"') for line in lines]
-        )
-        assert load_error(unknown).endswith("line 4: content[0].type: unknown Goose content type 'toolReply'")
+    def test_a_content_type_that_is_no_string_or_an_odd_tool_status_is_named(self, tmp_path: Path) -> None:
+        number = self.written(tmp_path, lambda lines: [line.replace('"toolResponse"', "7") for line in lines])
+        assert load_error(number).endswith("line 4: content[0].type: a content type must be a string, got 7")
         status = self.written(
             tmp_path, lambda lines: [line.replace('"status": "error"', '"status": "odd"') for line in lines]
         )
