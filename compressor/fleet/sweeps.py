@@ -34,7 +34,7 @@ from .values import (
     SettingKey,
     outcome_from_json,
 )
-from .work import RetentionTask, SweepResult, SweepTask, retention_of, sweep_kept
+from .work import RetentionTask, SweepTask, SweptCells, cell, retention_of, sweep_cells
 
 #: Runs fetched from the catalog per query when their kept JSON is needed.
 KEPT_BATCH = 128
@@ -83,18 +83,6 @@ def fleet_runs(catalog: Catalog, paths: Sequence[str], grid: FleetGrid) -> tuple
             )
         )
     return rows, [Broken(path, error) for path, error in failed]
-
-
-def cell(outcome: Outcome, bill: Bill) -> Cell:
-    cost = bill.cost if bill.cost is not None else math.nan
-    return (
-        outcome.compactions,
-        outcome.peak_tokens,
-        outcome.steps_over_capacity,
-        bill.tokens,
-        cost,
-        bill.flagged,
-    )
 
 
 def from_template(template: Outcome, setting: SettingKey) -> Outcome:
@@ -332,7 +320,7 @@ def _sweep(
     position = {row.run_id: run for run, row in enumerate(runs)}
     if todo:
         with writing(catalog) as writer:
-            results = executor.map(sweep_kept, _sweep_tasks(catalog, collected, todo), cancel)
+            results = executor.map(sweep_cells, _sweep_tasks(catalog, collected, todo), cancel)
             for done, (_, result) in enumerate(results, start=1):
                 run = position[result.run_id]
                 _take(collected, run, result)
@@ -348,13 +336,16 @@ def _sweep(
     return collected, len(todo)
 
 
-def _take(collected: Collected, run: int, result: SweepResult) -> None:
-    for outcome, bill in zip(result.outcomes, result.bills, strict=True):
-        at = collected.position[outcome.key]
-        collected.found[run][at] = cell(outcome, bill)
-        if bill.span_tokens is not None and bill.summary_tokens is not None:
-            if bill.span_tokens:
-                collected.summarised[run][at] = (bill.span_tokens, bill.summary_tokens)
+def _take(collected: Collected, run: int, result: SweptCells) -> None:
+    found, summarised = collected.found[run], collected.summarised[run]
+    for setting, numbers, (span, summary) in zip(
+        result.settings, result.cells, result.summarised, strict=True
+    ):
+        at = collected.position[setting]
+        found[at] = numbers
+        if span is not None and summary is not None:
+            if span:
+                summarised[at] = (span, summary)
         else:
             collected.unsummarised.add((run, at))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import zlib
 from collections.abc import Sequence
@@ -40,8 +41,9 @@ from ..replay import (
 )
 from ..tokens import _token_cache, get_counter, profile
 from ..windows import resolve_context_max
+from .figures import Cell
 from .rows import SCHEMAS, known_key_guard, line, message_lines, outcome_lines, template_line
-from .values import Bill, FleetGrid, RunRow
+from .values import Bill, FleetGrid, RunRow, SettingKey
 
 #: zlib's fastest level: the kept JSON shrinks about fivefold for a few percent of the build.
 KEPT_LEVEL = 1
@@ -118,6 +120,19 @@ class SweepResult:
     lines: str = field(
         default="", repr=False, compare=False
     )  # the outcome rows (and template), as JSON lines
+
+
+@dataclass(frozen=True, kw_only=True)
+class SweptCells:
+    """A ``SweepResult`` as the fleet's table takes it: per setting its cell and what its compactions summarised
+    (span and summary tokens), with the rows. The outcomes stay with the worker (the rows hold them): a few numbers
+    a setting cross to the parent instead of a whole outcome each."""
+
+    run_id: str
+    settings: tuple[SettingKey, ...]
+    cells: tuple[Cell, ...]
+    summarised: tuple[tuple[int | None, int | None], ...]
+    lines: str = field(default="", repr=False)
 
 
 def file_hash(path: str) -> str:
@@ -384,4 +399,28 @@ def sweep_kept(task: SweepTask) -> SweepResult:
         template=played.template,
         template_bill=played.template_bill,
         lines=lines,
+    )
+
+
+def cell(outcome: Outcome, bill: Bill) -> Cell:
+    cost = bill.cost if bill.cost is not None else math.nan
+    return (
+        outcome.compactions,
+        outcome.peak_tokens,
+        outcome.steps_over_capacity,
+        bill.tokens,
+        cost,
+        bill.flagged,
+    )
+
+
+def sweep_cells(task: SweepTask) -> SweptCells:
+    """``sweep_kept`` as the fleet's sweep ships it back (see ``SweptCells``)."""
+    result = sweep_kept(task)
+    return SweptCells(
+        run_id=result.run_id,
+        settings=tuple(outcome.key for outcome in result.outcomes),
+        cells=tuple(map(cell, result.outcomes, result.bills)),
+        summarised=tuple((bill.span_tokens, bill.summary_tokens) for bill in result.bills),
+        lines=result.lines,
     )
