@@ -16,6 +16,7 @@ from compressor.formats import (
     codex,
     codex_exec,
     codex_exec_legacy,
+    crush,
     engram,
     gemini,
     gemini_history,
@@ -35,7 +36,7 @@ from compressor.formats import (
 )
 from compressor.formats.problems import FormatProblem, Loc
 from compressor.formats.shape import Reader, Shape
-from compressor.formats.stores import Store, StoreReader
+from compressor.formats.stores import Store, StoreReader, rows
 from compressor.messages import Conversation
 
 READERS: tuple[Reader, ...] = (
@@ -77,6 +78,7 @@ STORE_READERS: tuple[StoreReader, ...] = (
     opencode.FOLDER_READER,
     opencode.DATABASE_READER,
     goose_store.STORE_READER,
+    crush.STORE_READER,
     agents_sqlite.STORE_READER,
 )
 
@@ -85,6 +87,8 @@ def read_store(store: Store) -> list[Conversation]:
     """The conversations a folder or database holds, read by the first store reader that recognises it."""
     reader = next((reader for reader in STORE_READERS if reader.looks_like(store)), None)
     if reader is None:
+        if store.kind == "sqlite" and not store.tables():
+            list(rows(store, "SELECT name FROM sqlite_master"))  # a corrupt file says so, not "no format I know"
         what = "a directory" if store.kind == "directory" else "an SQLite database"
         names = ", ".join(reader.name for reader in STORE_READERS)
         raise FormatProblem(Loc(), f"is {what} holding no conversation in a format I know (tried: {names})")

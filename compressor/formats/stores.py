@@ -148,7 +148,7 @@ class Store:
         try:
             if self.data is not None:
                 connection = sqlite3.connect(":memory:")
-                connection.deserialize(self.data)
+                connection.deserialize(_rollback_journal(self.data))
             else:
                 assert self.path is not None
                 connection = sqlite3.connect(_read_only_uri(self.path), uri=True)
@@ -236,6 +236,12 @@ def _read_only_uri(path: Path) -> str:
     if _in_wal_mode(resolved) and not os.path.lexists(resolved.with_name(resolved.name + "-wal")):
         uri += "&immutable=1"
     return uri
+
+
+def _rollback_journal(data: bytes) -> bytes:
+    """An uploaded database as one in rollback-journal mode: SQLite cannot open a WAL one in memory (an upload has
+    no log beside it), so header bytes 18 and 19 (the write and read versions) go from 2 to 1."""
+    return data[:18] + b"\x01\x01" + data[20:] if data[18:20] == b"\x02\x02" else data
 
 
 def _in_wal_mode(path: Path) -> bool:

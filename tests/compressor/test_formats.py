@@ -409,6 +409,7 @@ class TestDetection:
         made = {row[2] for row in DETECTION_TABLE} | fixture_formats()
         # built in its own test from the SDK's table definitions (tests/compressor/formats/test_agents_sqlite.py)
         made.add("openai-agents-sqlite")
+        made.add("crush")  # likewise from Crush's migrations (tests/compressor/formats/test_crush.py)
         assert made == set(FORMAT_NAMES)
 
     def test_openai_and_flat_tool_definitions_load_alike(self) -> None:
