@@ -3,7 +3,9 @@ and of ``compaction-lab inspect`` on two legal extremes: a million short message
 
 Invariant: every figure is the peak resident set (VmHWM) of a fresh subprocess; the baseline one only
 imports the package and loads the encoding, the measured one also loads, analyses and serialises the file.
-Run alone: ``.venv/bin/python benchmarks/bench_memory.py [generated] [short-messages] [long-string]``.
+``short-messages-jsonl`` is the same million messages as JSONL, one a line.
+Run alone: ``.venv/bin/python benchmarks/bench_memory.py [generated] [short-messages] [short-messages-jsonl]
+[long-string]``.
 """
 
 from __future__ import annotations
@@ -114,6 +116,16 @@ def write_short_messages(folder: Path, count: int = SHORT_MESSAGES) -> Path:
     return path
 
 
+def write_short_messages_jsonl(folder: Path, count: int = SHORT_MESSAGES) -> Path:
+    """The messages of ``write_short_messages``, one JSON object a line (the same bytes less the brackets)."""
+    path = folder / f"short-{count}.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for number in range(count):
+            role = "user" if number % 2 == 0 else "assistant"
+            handle.write(json.dumps({"role": role, "content": f"ok {number}"}) + "\n")
+    return path
+
+
 def write_long_string(folder: Path, words: int = LONG_WORDS) -> Path:
     """One request and one reply holding a single string of ``words`` words (about 44 MB of UTF-8)."""
     import random
@@ -142,7 +154,11 @@ def measure_child(path: Path, *, inspect: bool, command: str = "") -> dict[str, 
 
 def extremes(names: tuple[str, ...] = ("short-messages", "long-string")) -> dict[str, Any]:
     """``inspect`` and ``inspect --json`` on each legal extreme: peak over the baseline, per byte of the file."""
-    writers = {"short-messages": write_short_messages, "long-string": write_long_string}
+    writers = {
+        "short-messages": write_short_messages,
+        "short-messages-jsonl": write_short_messages_jsonl,
+        "long-string": write_long_string,
+    }
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as temp:
         for name in names:
