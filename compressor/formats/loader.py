@@ -48,6 +48,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "openjiuwen-trajectory",
     "otel-genai",
     "goose",
+    "continue",
     "crush",
 )
 

@@ -33,6 +33,7 @@ class Place:
     # Stores read whole (a database file, or a folder a store reader takes), below the folder. The first one
     # there is the agent's every session: a later one is what it migrated from and still holds the same ones.
     stores: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()  # file names the patterns match that are no session (an index)
 
     def root(self, home: Path, environ: Mapping[str, str]) -> Path:
         if self.env and environ.get(self.env):
@@ -40,7 +41,13 @@ class Place:
         return home / self.folder
 
 
-_VSCODE_STORAGE = (".config/Code/User/globalStorage", "Library/Application Support/Code/User/globalStorage")
+#: Editors built on VS Code that run its extensions (Cline and its forks); each keeps its own globalStorage.
+_VSCODE_EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+_VSCODE_STORAGE = tuple(
+    f"{base}/{editor}/User/globalStorage"
+    for base in (".config", "Library/Application Support")
+    for editor in _VSCODE_EDITORS
+)
 
 #: The standard places, as each agent documents them (README: "Formats it reads").
 PLACES: tuple[Place, ...] = (
@@ -72,7 +79,17 @@ PLACES: tuple[Place, ...] = (
         for agent, extension in (
             ("cline", "saoudrizwan.claude-dev"),
             ("roo-code", "rooveterinaryinc.roo-cline"),
+            ("kilo-code", "kilocode.kilo-code"),
         )
+    ),
+    # Continue (IDE and cn CLI); sessions.json beside the sessions is their index (core/util/paths.ts).
+    Place(
+        "continue",
+        ".continue/sessions",
+        ("*.json",),
+        env="CONTINUE_GLOBAL_DIR",
+        env_suffix="sessions",
+        exclude=("sessions.json",),
     ),
 )
 
@@ -105,6 +122,8 @@ def find_sessions(
         if not root.is_dir():
             continue
         for path in _matches(root, place.patterns):
+            if path.name in place.exclude:
+                continue
             try:
                 info = path.stat()
             except OSError:
