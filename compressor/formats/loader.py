@@ -35,6 +35,8 @@ FORMAT_NAMES: tuple[str, ...] = (
     "codex-exec-legacy",
     "openai-responses",
     "langchain",
+    "pydantic-ai",
+    "ai-sdk",
     "openai-agents-sqlite",
     "gemini-cli",
     "gemini-cli-stream",
@@ -50,6 +52,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "goose",
     "continue",
     "crush",
+    "cursor",
 )
 
 

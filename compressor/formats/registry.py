@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from compressor.formats import (
     agents_sqlite,
+    ai_sdk,
     antigravity,
     atif,
     chat,
@@ -18,6 +19,7 @@ from compressor.formats import (
     codex_exec_legacy,
     continue_dev,
     crush,
+    cursor,
     engram,
     gemini,
     gemini_history,
@@ -29,6 +31,7 @@ from compressor.formats import (
     openhands,
     openhands_sdk,
     otel_traces,
+    pydantic_ai,
     qwen,
     records,
     responses,
@@ -59,6 +62,8 @@ READERS: tuple[Reader, ...] = (
     swe_agent_text.READER,
     swe_agent.READER,
     records.READER,
+    pydantic_ai.READER,
+    ai_sdk.READER,
     langchain.READER,
     chat.OBJECT_READER,
     claude_code.READER,
@@ -82,6 +87,7 @@ STORE_READERS: tuple[StoreReader, ...] = (
     opencode.DATABASE_READER,
     goose_store.STORE_READER,
     crush.STORE_READER,
+    cursor.STORE_READER,
     agents_sqlite.STORE_READER,
 )
 
