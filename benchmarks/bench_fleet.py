@@ -177,7 +177,16 @@ def where_time_goes(runs: int = RUNS) -> dict[str, Any]:
     """Diagnostics, not a measure with a goal: the CPU seconds of each part of the cold build and of the warm
     sweep, in this process (inline, the same library calls the workers make), for an account of the time."""
     from compressor.analysis import analyze, run_model_of
-    from compressor.fleet import Catalog, FleetGrid, build_catalog, discover, make_executor, sweeps, work
+    from compressor.fleet import (
+        Catalog,
+        FleetGrid,
+        build_catalog,
+        discover,
+        make_executor,
+        plays,
+        sweeps,
+        work,
+    )
     from compressor.fleet.rows import message_lines, outcome_lines
     from compressor.formats import load_conversations
     from compressor.replay import resolve_price, sweep
@@ -211,7 +220,7 @@ def where_time_goes(runs: int = RUNS) -> dict[str, Any]:
                 analyze(conversation, context_max=capacity.tokens, counter=counter)
                 build["analyze"] += clock() - began
                 began = clock()
-                work.play(conversation, cold, capacity.tokens, cold.settings, template=True)
+                plays.play(conversation, cold, capacity.tokens, cold.settings, template=True)
                 build["play"] += clock() - began
                 began = clock()
                 message_lines(conversation, "run", cold.counter)
@@ -230,7 +239,7 @@ def where_time_goes(runs: int = RUNS) -> dict[str, Any]:
         sweeps._from_catalog(catalog, collected)
         sweeps._fill_untouched(collected)
         todo = [run for run in range(len(rows)) if collected.missing(run)]
-        plays = 0
+        played = 0
         for task in sweeps._sweep_tasks(catalog, collected, todo):
             began = clock()
             conversation = work.rebuild(task.kept, new.counter, task.counts)
@@ -253,12 +262,10 @@ def where_time_goes(runs: int = RUNS) -> dict[str, Any]:
                 summary=new.summary,
             )
             warm["replay"] += clock() - began
-            plays += len(swept.outcomes)
+            played += len(swept.outcomes)
             began = clock()
             price = resolve_price(conversation, price_model=new.price_model, model=new.model).price
-            by_key = {o.key: (o, a) for o, a in zip(swept.outcomes, swept.attempts, strict=True)}
-            outcomes = tuple(by_key[s][0] for s in settings)
-            bills = tuple(work.bill(*by_key[s], price) for s in settings)
+            outcomes, bills = plays.billed_outcomes(swept, settings, price)
             warm["bills"] += clock() - began
             began = clock()
             outcome_lines(task.run_id, new.play_key(task.context_max), settings, outcomes, bills)
@@ -273,7 +280,7 @@ def where_time_goes(runs: int = RUNS) -> dict[str, Any]:
         "warm_sweep": {
             **{k: round(v, 3) for k, v in warm.items()},
             "runs_swept": len(todo),
-            "settings_played": plays,
+            "settings_played": played,
             "total": round(warm_total, 3),
         },
     }

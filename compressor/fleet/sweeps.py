@@ -23,6 +23,7 @@ from .catalog import Catalog, counter_column, writing
 from .executors import Executor
 from .figures import Cell, OutcomeTable, nearest_rank, recommend_fleet, setting_figures
 from .inputs import discover
+from .plays import cell
 from .values import (
     Bill,
     Broken,
@@ -34,7 +35,7 @@ from .values import (
     SettingKey,
     outcome_from_json,
 )
-from .work import RetentionTask, SweepTask, SweptCells, cell, retention_of, sweep_cells
+from .work import RetentionTask, SweepTask, SweptCells, retention_of, sweep_cells
 
 #: Runs fetched from the catalog per query when their kept JSON is needed.
 KEPT_BATCH = 128

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import math
 import os
 import zlib
 from collections.abc import Sequence
@@ -23,25 +22,18 @@ from pydantic_core import PydanticSerializationError
 
 from ..analysis import analyze, run_model_of
 from ..config import CurrentRoundCompressorConfig
-from ..cost import Price, Weights, flagged_count
 from ..errors import CompressorError
 from ..formats import load_conversations
 from ..formats.places import WAL_SUFFIX, write_ahead_log
 from ..jsontext import writable_value
 from ..messages import Conversation
 from ..quality import score_replay
-from ..replay import (
-    CompactionEvent,
-    Outcome,
-    SummaryModel,
-    compacted_cost,
-    resolve_price,
-    simulate,
-    sweep,
-)
+from ..replay import Outcome, SummaryModel, simulate
 from ..tokens import _token_cache, get_counter, profile
 from ..windows import resolve_context_max
 from .figures import Cell
+from .plays import bill as bill  # the per-run work's billing, where the fleet has always found it
+from .plays import cell, play
 from .rows import SCHEMAS, known_key_guard, line, message_lines, outcome_lines, template_line
 from .values import Bill, FleetGrid, RunRow, SettingKey
 
@@ -49,9 +41,6 @@ from .values import Bill, FleetGrid, RunRow, SettingKey
 KEPT_LEVEL = 1
 #: Read a file to hash it in pieces of this size (a session file can be hundreds of MB).
 HASH_CHUNK = 1 << 20
-#: The untouched play: the highest trigger and min target a setting may have, so that nearly every run makes
-#: no attempt there; a run that does gets no template (its settings are all played).
-UNTOUCHED_SETTING = (0.99, 0, 0.95)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -259,82 +248,6 @@ def kept_json(conversation: Conversation) -> bytes:
     return known_key_guard().scrub(text).encode()
 
 
-@dataclass(frozen=True)
-class Played:
-    """The outcomes of some settings of one run with their bills, and the run's untouched outcome."""
-
-    outcomes: tuple[Outcome, ...]
-    bills: tuple[Bill, ...]
-    template: Outcome | None
-    template_bill: Bill | None
-
-
-def bill(outcome: Outcome, attempts: Sequence[CompactionEvent], price: Price | None) -> Bill:
-    """``replay.assess``'s totals and loop flags for one setting (its ledger's with-compaction tokens and cost,
-    its report's flagged attempts), without building the ledger lines and the report: every cell is billed."""
-    paid = compacted_cost(outcome, Weights.of(price))
-    compacted = [attempt for attempt in attempts if attempt.status == "compacted"]
-    return Bill(
-        tokens=paid.tokens,
-        cost=paid.cost if price is not None else None,
-        flagged=flagged_count(attempts, outcome.threshold),
-        span_tokens=sum(attempt.compress_tokens for attempt in compacted),
-        summary_tokens=sum(attempt.summary_tokens for attempt in compacted),
-    )
-
-
-def play(
-    conversation: Conversation,
-    grid: FleetGrid,
-    context_max: int,
-    settings: Sequence[tuple[float, int, float]],
-    *,
-    template: bool,
-) -> Played:
-    """The outcomes of ``settings`` (the smallest grid holding them is played once), each priced at the run's
-    price with its loop flags, and the untouched outcome: a setting of the grid that made no attempt, else the
-    highest setting there is, played on its own."""
-    price = resolve_price(conversation, price_model=grid.price_model, model=grid.model).price
-    outcomes: tuple[Outcome, ...] = ()
-    bills: tuple[Bill, ...] = ()
-    untouched: Outcome | None = None
-    if settings:
-        swept = sweep(
-            conversation,
-            ratios=sorted({s[0] for s in settings}),
-            keeps=sorted({s[1] for s in settings}),
-            min_targets=sorted({s[2] for s in settings}),
-            context_max=context_max,
-            counter=grid.counter,
-            summary=grid.summary,
-        )
-        # a sweep's attempts are in the order of its outcomes (``Sweep.attempts_of`` would search for each)
-        by_key = {o.key: (o, attempts) for o, attempts in zip(swept.outcomes, swept.attempts, strict=True)}
-        outcomes = tuple(by_key[setting][0] for setting in settings)
-        bills = tuple(bill(*by_key[setting], price) for setting in settings)
-        untouched = next((o for o in swept.outcomes if untouched_outcome(o)), None)
-    if template and untouched is None:
-        ratio, keep, target = UNTOUCHED_SETTING
-        found = sweep(
-            conversation,
-            ratios=[ratio],
-            keeps=[keep],
-            min_targets=[target],
-            context_max=context_max,
-            counter=grid.counter,
-            summary="fixed:1",
-        ).outcomes[0]
-        untouched = found if untouched_outcome(found) else None
-    if not template or untouched is None:
-        return Played(outcomes, bills, None, None)
-    return Played(outcomes, bills, untouched, bill(untouched, (), price))
-
-
-def untouched_outcome(outcome: Outcome) -> bool:
-    """No attempt at all (each one compacts or is refused): every setting that makes none has these numbers."""
-    return not outcome.compactions and not outcome.refused
-
-
 @dataclass(frozen=True, kw_only=True)
 class RetentionTask:
     """Score what one setting's compactions keep on one catalogued run."""
@@ -399,18 +312,6 @@ def sweep_kept(task: SweepTask) -> SweepResult:
         template=played.template,
         template_bill=played.template_bill,
         lines=lines,
-    )
-
-
-def cell(outcome: Outcome, bill: Bill) -> Cell:
-    cost = bill.cost if bill.cost is not None else math.nan
-    return (
-        outcome.compactions,
-        outcome.peak_tokens,
-        outcome.steps_over_capacity,
-        bill.tokens,
-        cost,
-        bill.flagged,
     )
 
 
