@@ -26,10 +26,11 @@ from ..errors import CompressorError
 from ..formats import load_conversations
 from ..formats.places import WAL_SUFFIX, write_ahead_log
 from ..jsontext import writable_value
+from ..message_storage import keep_count
 from ..messages import Conversation
 from ..quality import score_replay
 from ..replay import Outcome, SummaryModel, simulate
-from ..tokens import _token_cache, get_counter, profile
+from ..tokens import get_counter, profile
 from ..windows import resolve_context_max
 from .figures import Cell
 from .plays import bill as bill  # the per-run work's billing, where the fleet has always found it
@@ -288,8 +289,8 @@ def rebuild(kept: bytes, counter: str, counts: Sequence[int] | None) -> Conversa
     messages = [*conversation.system, *conversation.messages]
     if counts is not None and len(counts) == len(messages):
         for message, tokens in zip(messages, counts, strict=True):
-            # The count the build made for this very message: the token cache is what profile() reads.
-            _token_cache(message)[counter] = int(tokens)
+            # The count the build made for this very message, kept where profile() reads it.
+            keep_count(message, counter, int(tokens))
     return conversation
 
 
