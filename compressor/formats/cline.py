@@ -1,5 +1,5 @@
-"""Cline and Roo Code task histories (``tasks/<id>/api_conversation_history.json``): the Anthropic-style message
-array the agent sends, in which every tool result comes back as user text.
+"""Cline, Roo Code and Kilo Code task histories (``tasks/<id>/api_conversation_history.json``): the Anthropic-style
+message array the agent sends, in which every tool result comes back as user text.
 
 Invariant: a tool result (a ``tool_result`` block, or a text block opening ``[<tool>( for '<arg>')?] Result:``)
 becomes a ``tool`` message answering the assistant's tool use before it — a ``tool_use`` block of that name not
@@ -19,6 +19,14 @@ user message of their own. Internal: a turn that is only ``<environment_details>
 "[ERROR] You did not use a tool…" nudge and its truncation notices. Compactions: the result of ``summarize_task``
 (or ``condense``) carries the summary that replaced the history; it is recorded at that ``tool`` message, with the
 summarising call's reported window as ``tokens_before``.
+
+Forks: Roo Code (RooCodeInc/Roo-Code) and Kilo Code (Kilo-Org/kilocode) write the same file (``ApiMessage`` in
+``src/core/task-persistence/apiMessages.ts``: the message with ``ts`` and their own fields, kept as extras). Their
+condense (``src/core/condense/index.ts``) appends a summary marked ``isSummary`` (a user message opening
+``## Conversation Summary``; before May 2025's "fresh start" an assistant message) and tags what it replaced with
+``condenseParent``: the summary is an internal turn recorded as a compaction, the tagged messages stay. A sliding-
+window truncation marker (``isTruncationMarker``) is an internal turn; reasoning blocks in a reply go beside its
+content, and a standalone ``type: "reasoning"`` item of older files is left out.
 
 Usage: ``metrics.tokens`` of an assistant message → ``usage_metadata`` with ``total_tokens`` = prompt + completion +
 cached, the sum Cline's own context manager uses as the window of that call.
@@ -47,6 +55,7 @@ CLINE_RULES = TurnRules(
         "[Continue assisting the user!]",
         "[NOTE] Some previous conversation history with the user has been removed",
         "Warning: this is a legacy conversation",
+        "[Sliding window truncation:",  # Roo / Kilo (context-management/index.ts)
     ),
     internal_tags=("environment_details",),
     tool_result=cline_tools.TOOL_RESULT,
@@ -58,6 +67,10 @@ _MARKERS = ("<environment_details>", "<task>", "[TASK RESUMPTION]")
 #: Openings only Cline/Roo write; a file is read as Cline's when one of its user turns shows one (``<task>`` alone
 #: is not enough: other prompts use that tag too).
 _SIGNATURES = ("<environment_details>", "[TASK RESUMPTION]")
+#: Blocks Roo / Kilo keep in a reply beside what it says: the model's reasoning, a provider's thought signature.
+_REASONING_BLOCKS = ("reasoning", "thoughtSignature")
+#: How a Roo / Kilo condense summary opens.
+SUMMARY_HEADING = "## Conversation Summary"
 
 
 def _texts(content: Any) -> list[str]:
@@ -168,6 +181,8 @@ class _History:
         parts = (
             list(expect_list(content, loc.key("content"), "content blocks")) if content is not None else []
         )
+        reasoning = [b for b in parts if isinstance(b, dict) and b.get("type") in _REASONING_BLOCKS]
+        parts = [b for b in parts if not (isinstance(b, dict) and b.get("type") in _REASONING_BLOCKS)]
         native: list[tuple[str, str]] = []
         for index, block in enumerate(parts):
             if isinstance(block, dict) and block.get("type") == "tool_use":
@@ -179,16 +194,29 @@ class _History:
             extras["usage_metadata"] = usage
         if "metrics" in data:
             extras["metrics"] = data["metrics"]
+        if reasoning:
+            extras["reasoning_blocks"] = reasoning
+            text = "\n".join(b["text"] for b in reasoning if isinstance(b.get("text"), str))
+            if text and not isinstance(extras.get("reasoning_content"), str):
+                extras["reasoning_content"] = text
         model = data.get("modelInfo", {}).get("modelId") if isinstance(data.get("modelInfo"), dict) else None
         self.model = model if isinstance(model, str) and model else self.model
         self.assistant = _Assistant(extras, loc, len(self.messages), parts, native)
         self.messages.append(self.assistant)
+        if data.get("isSummary") is True:  # Roo's condense before its "fresh start": the reply is the summary
+            self._summary("\n".join(_texts(parts)))
 
     def add_user(self, data: dict[str, Any], loc: Loc) -> None:
         content = data.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         blocks = expect_list(blocks, loc.key("content"), "content blocks")
         extras = {key: value for key, value in data.items() if key not in ("role", "content")}
+        if data.get("isSummary") is True:  # Roo / Kilo condense: this user turn is the summary the model sees
+            summary = {**extras, "role": "user", "content": anthropic.join_text(blocks), "internal": True}
+            self.messages.append(build_message(summary, loc))
+            self.tally.add("internal_user_turns")
+            self._summary(next(iter(_texts(blocks)), ""))  # the first block; the rest is context it carries
+            return
         rest: list[Any] = []
         result: tuple[str, list[Any], Loc] | None = None  # an open text result: its tool and parts so far
 
@@ -276,6 +304,23 @@ class _History:
             )
         )
 
+    def _summary(self, text: str) -> None:
+        """A Roo / Kilo condense summary, carried by the latest message."""
+        summary = text.strip().removeprefix(SUMMARY_HEADING).strip()
+        before: Any = None
+        for entry in reversed(self.messages[:-1]):
+            if isinstance(entry, _Assistant):
+                before = (entry.data.get("usage_metadata") or {}).get("total_tokens")
+                break
+        self.compactions.append(
+            RecordedCompaction(
+                index=len(self.messages) - 1,
+                source=SOURCE_FORMAT,
+                summary=summary or text,
+                tokens_before=int(before) if is_number(before) else None,
+            )
+        )
+
     def _user(self, parts: list[Any], extras: dict[str, Any], loc: Loc) -> None:
         content = anthropic.join_text(parts)
         text = content if isinstance(content, str) else "\n".join(_texts(parts))
@@ -339,6 +384,8 @@ def from_history(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversati
             history.add_assistant(data, loc)
         elif role == "user":
             history.add_user(data, loc)
+        elif role is None and data.get("type") == "reasoning":  # older Roo: a reasoning item between messages
+            history.tally.add("lines_skipped", detail="reasoning items (not a message)")
         else:
             history.messages.append(build_message(data, loc))
     messages, compactions, filled = fill_unanswered(history.finished(), history.compactions, NO_RESULT)

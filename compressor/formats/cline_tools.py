@@ -1,4 +1,5 @@
-"""How Cline (and its fork Roo Code) writes tool use and tool results as text, and how to read them back.
+"""How Cline (and its forks Roo Code and Kilo Code) write tool use and tool results as text, and how to read them
+back.
 
 Invariant: pure text functions; a result header names the tool it answers, and a tool use written as XML in the
 assistant's text is found by that name and taken out of the text exactly once.
@@ -7,7 +8,9 @@ Source: cline/cline ``src/core/task/tools/utils/ToolResultUtils.ts`` (``pushTool
 ``"[<tool> for '<arg>'] Result:"``, the result in the same block in newer versions, in the next blocks in older
 ones), each handler's ``getDescription`` (``[read_file for 'path']``, ``[attempt_completion]``…), the
 "Tool [x] was not executed…" / "Skipping tool [x]…" notices of ``src/core/Cline.ts`` (v3.8), and the XML tool
-format of its system prompt (``<read_file>\\n<path>…</path>\\n</read_file>``).
+format of its system prompt (``<read_file>\\n<path>…</path>\\n</read_file>``). Roo Code / Kilo Code
+(``src/core/prompts/responses.ts``) answer a denied or approved tool with a JSON object whose ``feedback`` is the
+person's words (``{"status": "denied", "feedback": …}``), and put words inside results in ``<user_message>``.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ TOOL_RESULT = re.compile(
 )
 #: Tags Cline puts around what the person typed (its own marker list for user content).
 USER_TAGS = ("<answer>", "<feedback>", "<user_message>")
+#: The statuses of Roo's JSON answers that carry the person's ``feedback`` (tool denied, approved, guidance).
+_FEEDBACK_STATUSES = ("denied", "approved", "guidance")
 _USER_TAG_LINE = re.compile(r"^(?:<answer>|<feedback>|<user_message>)", re.MULTILINE)
 #: Openings of the text Cline adds when the person answered a tool with words of their own.
 USER_LEADS = (
@@ -71,6 +76,9 @@ def split_user_words(tool: str, text: str) -> tuple[str, str]:
     Only an interactive tool's result holds the person's words anywhere (after its header); any other result holds
     them only when the text after its header opens with one of Cline's user-content lines.
     """
+    rest, words = _json_feedback(text)
+    if words:
+        return rest, words
     header = TOOL_RESULT.match(text.lstrip())
     offset = len(text) - len(text.lstrip())
     body_start = offset + (header.end() if header else 0)
@@ -83,6 +91,25 @@ def split_user_words(tool: str, text: str) -> tuple[str, str]:
         if found is not None:
             return text[: found.start()].rstrip(), text[found.start() :]
     return text, ""
+
+
+def _json_feedback(text: str) -> tuple[str, str]:
+    """Roo's ``{"status": …, "feedback": …}`` answer split into (the answer without the words, the words)."""
+    stripped = text.lstrip()
+    if not stripped.startswith('{"status"'):
+        return text, ""
+    try:
+        value, end = json.JSONDecoder().raw_decode(stripped)
+    except ValueError:
+        return text, ""
+    if not isinstance(value, dict) or value.get("status") not in _FEEDBACK_STATUSES:
+        return text, ""
+    words = value.get("feedback")
+    if not isinstance(words, str) or not words.strip():
+        return text, ""
+    rest = {key: item for key, item in value.items() if key != "feedback"}
+    answer = json.dumps(rest, ensure_ascii=False, separators=(",", ":"))  # as JSON.stringify writes it
+    return answer + stripped[end:], words
 
 
 @dataclass(frozen=True)
