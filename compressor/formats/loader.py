@@ -52,7 +52,6 @@ FORMAT_NAMES: tuple[str, ...] = (
     "goose",
     "continue",
     "crush",
-    "cursor",
 )
 
 
