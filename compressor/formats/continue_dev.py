@@ -51,6 +51,7 @@ CLI_NO_OUTPUT = "Tool cancelled"
 TERMINAL_TOOL = "run_terminal_command"
 SUMMARY_LEAD = "Previous conversation summary:\n\n "
 NO_RESULT = "(no result: the session ends before this tool returned)"
+CONTEXT_NOTE = "context items the person attached are kept in front of their words, as Continue sends them"
 
 
 def _is_item(value: Any) -> bool:
@@ -214,6 +215,9 @@ class _Session:
             self._compaction(summary, role, message, loc)
 
     def _user(self, item: dict[str, Any], message: dict[str, Any], loc: Loc, item_loc: Loc) -> None:
+        if self.reasoning:  # a reply that never came: its thinking goes with no later one
+            self.tally.add("lines_skipped", detail="thinking with no reply after it")
+            self.reasoning = []
         content = message.get("content")
         if isinstance(content, str) and not content.strip():
             self.tally.add("lines_skipped", detail="empty items")
@@ -236,7 +240,7 @@ class _Session:
         data: dict[str, Any] = {"role": "user", "content": anthropic.join_text(parts)}
         if contexts:
             data["metadata"] = {"context_items": [str(ctx.get("name", "")) for ctx in contexts]}
-            self.tally.add("context_items_included", len(contexts))
+            self.tally.add("context_items_included", len(contexts), note=CONTEXT_NOTE)
         self.entries.append((data, loc))
 
     def _assistant(self, item: dict[str, Any], message: dict[str, Any], loc: Loc, item_loc: Loc) -> None:

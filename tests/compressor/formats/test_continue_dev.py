@@ -20,12 +20,13 @@ from typing import Any
 
 import pytest
 
-from compressor.census import count_messages
+from compressor.census import count_messages, describe_reading
 from compressor.errors import ConversationFormatError
 from compressor.formats import load_conversation
 from compressor.formats.continue_dev import (
     CANCELLED,
     CLI_NO_OUTPUT,
+    CONTEXT_NOTE,
     NO_OUTPUT,
     NO_RESULT,
     READER,
@@ -113,7 +114,7 @@ class TestIdeSession:
         assert first.text == context + "\n" + "\n" + "Add a SUMMER code worth 15% off, with a test."
         assert first.is_real_user and first.metadata == {"context_items": ["discount.py"]}
         reading = next(r for r in ide.readings if r.code == "context_items_included")
-        assert reading.count == 1
+        assert reading.count == 1 and describe_reading(reading) == CONTEXT_NOTE
 
     def test_thinking_goes_with_the_next_reply(self, ide: Conversation) -> None:
         reply = ide.messages[1]
@@ -229,6 +230,13 @@ class TestOlderAndBrokenFiles:
         text = session(item("user", "list"), item("assistant", "", message={"toolCalls": [call]}))
         conversation = load_conversation(text, name="s.json")
         assert conversation.messages[-1].text == NO_RESULT
+
+    def test_thinking_before_a_new_request_goes_with_no_later_reply(self) -> None:
+        text = session(item("user", "a"), item("thinking", "hmm"), item("user", "b"), item("assistant", "ok"))
+        conversation = load_conversation(text, name="s.json")
+        assert "reasoning_content" not in (conversation.messages[-1].model_extra or {})
+        skipped = next(r for r in conversation.readings if r.code == "lines_skipped")
+        assert skipped.detail == "thinking with no reply after it ×1"
 
     def test_system_items_are_left_out_as_continue_builds_the_system_message_itself(self) -> None:
         text = session(item("system", "You are helpful."), item("user", "hi"), item("assistant", "hello"))
