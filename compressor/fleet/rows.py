@@ -234,18 +234,19 @@ def message_lines(conversation: Conversation, run_id: str, counter: str) -> tupl
         if part == "context" and role == "assistant":
             for call_id in message.call_ids:
                 callers.setdefault(call_id, position)
-        paired = callers.get(message.tool_call_id or "", -1) if role == "tool" else -1
+        call_id = message.tool_call_id
+        paired = callers.get(call_id or "", -1) if role == "tool" else -1
         reported = message.reported_total_tokens
         out.append(
             template.format(
                 run=run,
                 part=part,
                 position=position,
-                role=_json(role),
-                role_class=_json(role_class(message)),
+                role=_name_json(role),
+                role_class=_name_json(role_class(message)),
                 tokens=tokens,
                 tool_calls=len(message.tool_calls or ()),
-                tool_call_id=_json(message.tool_call_id),
+                tool_call_id="null" if call_id is None else _json(call_id),
                 paired=paired,
                 reported="null" if reported is None else reported,
                 chars=len(message.text),
@@ -255,6 +256,12 @@ def message_lines(conversation: Conversation, run_id: str, counter: str) -> tupl
 
 
 _json = json.dumps
+
+
+@functools.lru_cache(maxsize=64)
+def _name_json(name: str) -> str:
+    """A role's or role class's JSON string: a handful of names, written once per message row."""
+    return _json(name)
 
 
 @cache
