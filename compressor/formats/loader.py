@@ -52,6 +52,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "goose",
     "continue",
     "crush",
+    "cursor",
 )
 
 

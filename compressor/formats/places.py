@@ -73,6 +73,11 @@ PLACES: tuple[Place, ...] = (
         env_suffix="goose/sessions",
         stores=("sessions.db",),
     ),
+    # Cursor keeps every workspace's agent chats in its own storage database (table cursorDiskKV).
+    *(
+        Place("cursor", f"{base}/Cursor/User/globalStorage", (), stores=("state.vscdb",))
+        for base in (".config", "Library/Application Support")
+    ),
     *(
         Place(agent, f"{storage}/{extension}/tasks", ("*/api_conversation_history.json",))
         for storage in _VSCODE_STORAGE

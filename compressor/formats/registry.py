@@ -19,6 +19,7 @@ from compressor.formats import (
     codex_exec_legacy,
     continue_dev,
     crush,
+    cursor,
     engram,
     gemini,
     gemini_history,
@@ -86,6 +87,7 @@ STORE_READERS: tuple[StoreReader, ...] = (
     opencode.DATABASE_READER,
     goose_store.STORE_READER,
     crush.STORE_READER,
+    cursor.STORE_READER,
     agents_sqlite.STORE_READER,
 )
 

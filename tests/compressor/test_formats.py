@@ -410,6 +410,7 @@ class TestDetection:
         # built in its own test from the SDK's table definitions (tests/compressor/formats/test_agents_sqlite.py)
         made.add("openai-agents-sqlite")
         made.add("crush")  # likewise from Crush's migrations (tests/compressor/formats/test_crush.py)
+        made.add("cursor")  # and from what public parsers agree on (tests/compressor/formats/test_cursor.py)
         assert made == set(FORMAT_NAMES)
 
     def test_openai_and_flat_tool_definitions_load_alike(self) -> None:
