@@ -3,7 +3,8 @@ of AI SDK 4), a JSON array, one message a line, or ``{"messages": [...]}``. One 
 
 Invariant: each message is read as the SDK's OpenAI Chat provider sends it (``convert-to-openai-chat-messages.ts``):
 text parts joined, ``tool-call`` parts as calls, each ``tool-result`` a ``tool`` message for its ``toolCallId``; a
-part this reader does not send is left out and counted. A list is taken only when a part has the SDK's own keys.
+part this reader does not send is left out and counted. A list is taken only when a part has the SDK's own keys
+(``toolCallId``, an ``image`` part's ``image``, a ``file`` part's ``data`` with a media type).
 
 Schema: vercel/ai ``packages/provider-utils/src/types/`` (``model-message.ts``, ``content-part.ts``,
 ``*-model-message.ts``) at ed857f5, ``packages/ai/core/prompt/content-part.ts`` and ``tool-result-content.ts`` at
@@ -52,7 +53,8 @@ def _compact(value: Any) -> str:
 
 def is_sdk_part(part: Any) -> bool:
     """A content part only the AI SDK writes: a tool part with ``toolCallId``, an ``image`` part holding ``image``,
-    a ``file`` part with ``data`` and a media type, or reasoning."""
+    or a ``file`` part with ``data`` and a media type. (Its ``reasoning`` parts are not enough: Roo Code's
+    Anthropic blocks have the same shape.)"""
     if not isinstance(part, dict):
         return False
     kind = part.get("type")
@@ -60,9 +62,7 @@ def is_sdk_part(part: Any) -> bool:
         return "toolCallId" in part
     if kind == "image":
         return "image" in part
-    if kind == "file":
-        return "data" in part and ("mediaType" in part or "mimeType" in part)
-    return kind in ("reasoning", "redacted-reasoning") and ("text" in part or "data" in part)
+    return kind == "file" and "data" in part and ("mediaType" in part or "mimeType" in part)
 
 
 def is_message(value: Any) -> bool:
