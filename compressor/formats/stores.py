@@ -2,9 +2,10 @@
 storage) and an SQLite database (OpenCode's ``opencode.db``, OpenAI Agents SDK sessions), read only.
 
 Invariant: a folder is walked without following any symbolic link that leaves it, only regular files are opened,
-each at most MAX_FILE_BYTES and all together at most MAX_FILE_BYTES; a database is opened read-only (a path
-through a ``mode=ro`` URI, ``immutable`` for a WAL database with no log, so nothing is created beside it; an upload
-deserialised in memory); every problem is a FormatProblem naming the file.
+each at most MAX_FILE_BYTES and all together at most MAX_FILE_BYTES (a database's rows likewise, whatever the size
+of its file); a database is opened read-only (a path through a ``mode=ro`` URI, ``immutable`` for a WAL database with
+no log, so nothing is created beside it; an upload deserialised in memory); every problem is a FormatProblem naming
+the file.
 """
 
 from __future__ import annotations
@@ -207,21 +208,25 @@ def open_store(source: Any, name: str | None = None) -> Store | None:
     if stat.S_ISDIR(info.st_mode):
         return Store("directory", label, path.resolve().name if not name else stem, path=path)
     if stat.S_ISREG(info.st_mode) and info.st_size >= len(SQLITE_HEADER) and _starts_with_header(path):
-        if info.st_size > MAX_FILE_BYTES:
-            raise ConversationFormatError(
-                label,
-                f"is {info.st_size / _MB:.1f} MB, over the {MAX_FILE_BYTES // _MB} MB limit; refusing to read it",
-            )
+        # No limit on the file's size: SQLite reads it page by page, and the budget is on the rows read (``rows``).
+        # Cursor's state.vscdb is often 1-2 GB of which the chats are a small part.
         return Store("sqlite", label, stem, path=path)
     return None
 
 
 def rows(store: Store, query: str, parameters: tuple[Any, ...] = ()) -> Iterator[sqlite3.Row]:
-    """The rows of a read-only query; a database error becomes a FormatProblem."""
+    """The rows of a read-only query; a database error becomes a FormatProblem. The text and bytes the rows of a
+    store hold count against one budget of MAX_FILE_BYTES, as a folder's JSON files do."""
     connection = store.connect()
     connection.row_factory = sqlite3.Row
     try:
-        yield from connection.execute(query, parameters)
+        for row in connection.execute(query, parameters):
+            store._read_bytes += sum(len(value) for value in row if isinstance(value, str | bytes))
+            if store._read_bytes > MAX_FILE_BYTES:
+                raise FormatProblem(
+                    Loc(), f"holds over {MAX_FILE_BYTES / _MB:g} MB of rows to read; refusing to read on"
+                )
+            yield row
     except sqlite3.Error as error:
         raise FormatProblem(Loc(), f"cannot read the database ({error})") from None
     finally:
