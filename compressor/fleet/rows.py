@@ -146,41 +146,42 @@ def outcome_lines(
     outcomes: Sequence[Outcome],
     bills: Sequence[Bill],
 ) -> str:
-    """One outcome row per setting, as ``line("outcomes", ...)`` writes it (every column given: a sweep writes one
-    row per cell, so the row is zipped from its values in column order instead of looked up by name)."""
-    columns = _columns("outcomes")
-    return "".join(
-        compact_json(
-            dict(
-                zip(
-                    columns,
-                    (
-                        run_id,
-                        play_key,
-                        ratio,
-                        keep,
-                        target,
-                        outcome_json(outcome),
-                        outcome.compactions,
-                        outcome.refused,
-                        outcome.peak_tokens,
-                        outcome.context_max,
-                        outcome.steps_over_capacity,
-                        outcome.agent_input_tokens,
-                        outcome.compaction_input_tokens,
-                        bill.tokens,
-                        bill.cost,
-                        bill.flagged,
-                        bill.span_tokens,
-                        bill.summary_tokens,
-                    ),
-                    strict=True,
-                )
+    """One outcome row per setting, as ``line("outcomes", ...)`` writes it (every column given). A sweep writes one
+    row per cell, so a row is filled into a template: its numbers encoded as one JSON array and split at the commas
+    (numbers and nulls hold none), and the outcome's own JSON encoded as a string."""
+    head = '{"run_id":' + compact_json(run_id) + ',"play_key":' + compact_json(play_key)
+    template = _outcome_template()
+    rows = []
+    for (ratio, keep, target), outcome, bill in zip(settings, outcomes, bills, strict=True):
+        numbers = compact_json(
+            (
+                ratio,
+                keep,
+                target,
+                outcome.compactions,
+                outcome.refused,
+                outcome.peak_tokens,
+                outcome.context_max,
+                outcome.steps_over_capacity,
+                outcome.agent_input_tokens,
+                outcome.compaction_input_tokens,
+                bill.tokens,
+                bill.cost,
+                bill.flagged,
+                bill.span_tokens,
+                bill.summary_tokens,
             )
-        )
-        + "\n"
-        for (ratio, keep, target), outcome, bill in zip(settings, outcomes, bills, strict=True)
-    )
+        )[1:-1].split(",")
+        rows.append(head + template % (*numbers[:3], compact_json(outcome_json(outcome)), *numbers[3:]))
+    return "".join(rows)
+
+
+@cache
+def _outcome_template() -> str:
+    """An outcome row after its run and play key, each value a ``%s``: the setting, the outcome, the numbers."""
+    columns = _columns("outcomes")
+    assert columns[:2] == ("run_id", "play_key") and columns[5] == "outcome" and len(columns) == 18
+    return "".join(f',"{name}":%s' for name in columns[2:]) + "}\n"
 
 
 def template_line(run_id: str, template_key: str, template: Outcome | None, bill: Bill | None) -> str:
@@ -234,8 +235,8 @@ def message_lines(conversation: Conversation, run_id: str, counter: str) -> tupl
         if part == "context" and role == "assistant":
             for call_id in message.call_ids:
                 callers.setdefault(call_id, position)
-        call_id = message.tool_call_id
-        paired = callers.get(call_id or "", -1) if role == "tool" else -1
+        answers = message.tool_call_id
+        paired = callers.get(answers or "", -1) if role == "tool" else -1
         reported = message.reported_total_tokens
         out.append(
             template.format(
@@ -246,7 +247,7 @@ def message_lines(conversation: Conversation, run_id: str, counter: str) -> tupl
                 role_class=_name_json(role_class(message)),
                 tokens=tokens,
                 tool_calls=len(message.tool_calls or ()),
-                tool_call_id="null" if call_id is None else _json(call_id),
+                tool_call_id="null" if answers is None else _json(answers),
                 paired=paired,
                 reported="null" if reported is None else reported,
                 chars=len(message.text),
