@@ -229,9 +229,16 @@ def _tool(content: Any, loc: Loc, log: SessionLog) -> None:
 
 
 def read_messages(
-    located: Iterable[tuple[Loc, Any]], *, stem: str, source_format: str = SOURCE_FORMAT
+    located: Iterable[tuple[Loc, Any]],
+    *,
+    stem: str,
+    source_format: str = SOURCE_FORMAT,
+    skipped: Iterable[str] = (),
 ) -> Conversation:
+    """One conversation of ModelMessages; ``skipped`` names what the caller already left out (for the reading)."""
     log = SessionLog(source_format=source_format, metadata={"agent": "ai-sdk"})
+    for kind in skipped:
+        log.skip(kind)
     for loc, value in located:
         message = expect_dict(value, loc, "a message")
         role, content = message.get("role"), message.get("content")

@@ -37,6 +37,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "langchain",
     "pydantic-ai",
     "ai-sdk",
+    "ai-sdk-ui",
     "openai-agents-sqlite",
     "gemini-cli",
     "gemini-cli-stream",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from compressor.formats import (
     agents_sqlite,
     ai_sdk,
+    ai_sdk_ui,
     antigravity,
     atif,
     chat,
@@ -65,6 +66,7 @@ READERS: tuple[Reader, ...] = (
     cline.READER,  # before the AI SDK's: Roo's reasoning blocks look like its reasoning parts
     pydantic_ai.READER,
     ai_sdk.READER,
+    ai_sdk_ui.READER,
     langchain.READER,
     chat.OBJECT_READER,
     claude_code.READER,
