@@ -192,6 +192,7 @@ READERS = [
     FIXTURES / "formats" / "pydantic_ai" / "older-usage-names.json",
     FIXTURES / "formats" / "ai_sdk" / "model-messages-v5.json",
     FIXTURES / "formats" / "ai_sdk" / "core-messages-v4.json",
+    FIXTURES / "formats" / "ai_sdk" / "ui-messages-v5.json",
     FIXTURES / "formats" / "continue" / "8d3c5a7e-2b41-4f0e-9c6d-1a2b3c4d5e6f.json",
     FIXTURES / "formats" / "continue" / "2f9b1c44-5e6a-4d7b-8c9d-0e1f2a3b4c5d.json",
     FIXTURES / "formats" / "roo_code" / "api_conversation_history.json",
