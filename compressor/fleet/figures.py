@@ -13,6 +13,7 @@ import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from .values import (
     FleetReason,
@@ -30,6 +31,7 @@ from .values import (
 HURT_LIMIT = 10
 #: One run under one setting: compactions, peak tokens, calls over capacity, tokens, USD (nan: no price), flags.
 Cell = tuple[int, int, int, int, float, int]
+Number = TypeVar("Number", int, float)
 
 
 def nearest_rank(values: Sequence[float], share: float) -> float:
@@ -90,7 +92,7 @@ class OutcomeTable:
         """What a cell costs in the table's unit."""
         return self.costs[at] if self.unit == "usd" else float(self.tokens[at])
 
-    def column(self, values: array[int], setting: int) -> list[int]:
+    def column(self, values: array[Number], setting: int) -> list[Number]:
         return list(values[setting :: len(self.settings)])
 
     def keeps_headroom(self, run: int, setting: int, headroom: float) -> bool:
@@ -99,15 +101,19 @@ class OutcomeTable:
 
 
 def setting_figures(table: OutcomeTable, headroom: float) -> tuple[SettingFigures, ...]:
-    unit, width = table.unit, len(table.settings)
+    unit = table.unit
+    # Each run's most tokens that keep the headroom (``keeps_headroom``'s bound), once for every setting.
+    limits = [capacity * (1.0 - headroom) for capacity in table.capacities]
     rows = []
     for position, setting in enumerate(table.settings):
-        cells = range(position, table.runs * width, width)
         compactions = table.column(table.compactions, position)
         peaks = table.column(table.peaks, position)
         over = table.column(table.over, position)
         utilisation = [peak / capacity for peak, capacity in zip(peaks, table.capacities, strict=True)]
         tokens = sum(table.column(table.tokens, position))
+        keeping = sum(
+            1 for o, peak, limit in zip(over, peaks, limits, strict=True) if o == 0 and peak <= limit
+        )
         rows.append(
             SettingFigures(
                 setting=setting,
@@ -116,13 +122,12 @@ def setting_figures(table: OutcomeTable, headroom: float) -> tuple[SettingFigure
                 compactions=spread(compactions),
                 peak_utilisation=spread(utilisation),
                 overflowing=sum(1 for o in over if o > 0),
-                keeping_headroom=sum(
-                    1 for run in range(table.runs) if table.keeps_headroom(run, position, headroom)
-                ),
+                keeping_headroom=keeping,
                 tokens=tokens,
-                cost=round(sum(table.charge(at) for at in cells), 6) if unit == "usd" else float(tokens),
+                # the cells' charges in run order, as ``charge`` gives them
+                cost=round(sum(table.column(table.costs, position)), 6) if unit == "usd" else float(tokens),
                 unit=unit,
-                loop_flags=sum(1 for at in cells if table.flagged[at]),
+                loop_flags=sum(1 for flags in table.column(table.flagged, position) if flags),
                 loop_flags_source="cost.loops",
             )
         )
@@ -218,7 +223,10 @@ def hurt_runs(table: OutcomeTable, runs: Sequence[RunRow], pick: int, headroom: 
         if table.flagged[at]:
             reasons.append(Hurt("loop_flagged", {"flagged": table.flagged[at]}))
             severity = max(severity, 1.5)
-        own = [s for s in range(width) if table.keeps_headroom(run, s, headroom)]
+        # the settings whose cell keeps the headroom on this run (``keeps_headroom``, a row at a time)
+        begin, bound = run * width, capacity * (1.0 - headroom)
+        cells = zip(table.over[begin : begin + width], table.peaks[begin : begin + width], strict=True)
+        own = [s for s, (o, top) in enumerate(cells) if o == 0 and top <= bound]
         if own:
             ratio, keep, target = table.settings[pick]
             best = min(
