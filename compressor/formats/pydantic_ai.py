@@ -2,20 +2,21 @@
 a JSON list of ``ModelRequest`` (``kind: "request"``) and ``ModelResponse`` (``kind: "response"``) objects whose
 ``parts`` carry a ``part_kind``; also one message a line (JSONL). One conversation a history.
 
-Invariant: every part is read as Pydantic AI's OpenAI Chat mapping sends it (``models/openai.py``
-at 4fda389, ``_map_user_message`` / ``_MapModelResponseContext``): one assistant message per response, one message per request
-part; a part kind this reader does not know is left out and counted, never guessed at.
+Invariant: every part is read as Pydantic AI's OpenAI Chat mapping sends it (``models/openai.py`` at 4fda389,
+``_map_user_message`` and ``_MapModelResponseContext``): one assistant message per response, one message per
+request part; a part kind this reader does not know is left out and counted, never guessed at.
 
-Schema: pydantic/pydantic-ai ``pydantic_ai_slim/pydantic_ai/messages.py`` and ``usage.py`` at v1.0.0 (78f3b7a) and
-at 4fda389 (after v2.33.0), with ``usage.py`` at 154fec5 for the older ``Usage`` (``request_tokens``, ``response_tokens``,
-``total_tokens``) and ``vendor_details``/``vendor_id``.
+Schema: pydantic/pydantic-ai ``pydantic_ai_slim/pydantic_ai/messages.py`` and ``usage.py`` at v1.0.0 (78f3b7a)
+and at 4fda389 (after v2.33.0), with ``usage.py`` at 154fec5 for the older ``Usage`` (``request_tokens``,
+``response_tokens``, ``total_tokens``) and ``vendor_details``/``vendor_id``.
 
 - Request parts: ``system-prompt`` → system; ``user-prompt`` (content a string or a list of strings and
   ``text-content``, ``image-url``, ``binary``, ``audio-url``, ``document-url``, ``video-url``, ``uploaded-file``,
   ``cache-point`` items) → a user turn the user wrote; ``tool-return`` → a ``tool`` message for its
   ``tool_call_id`` (a non-string content as compact JSON; ``outcome: failed`` as ``{"error": …}``; files it returns
   follow in an internal user message, ``This is file <id>:``); ``retry-prompt`` → Pydantic AI's retry text
-  (``RetryPromptPart.model_response``), a ``tool`` message when it names a tool, else an internal user turn.
+  (``RetryPromptPart.model_response`` as 4fda389 words it; 1.0 wrote ``N validation errors: <json>``), a ``tool``
+  message when it names a tool, else an internal user turn.
   ``ModelRequest.instructions`` (Pydantic AI's ``instructions=``) are sent as a system message after the leading
   ones: the latest request's instructions are what the next call sends.
 - Response parts: ``text`` joined by blank lines, ``tool-call`` (``args`` a JSON string or an object) as calls,
