@@ -83,8 +83,9 @@ def parse_file(file: str, data: bytes) -> FileOutcome:
 
 
 def parse_store(file: str, folder: Path) -> FileOutcome:
-    """Every conversation of a session store kept as a folder (OpenCode's ``storage/``), or its error; the store
-    reader opens only regular files inside ``folder``. Its texts are not at hand, so surrogates are always looked for."""
+    """Every conversation of a session store read from its path — a folder (OpenCode's ``storage/``: the store reader
+    opens only regular files inside it) or an SQLite database — or its error. Its texts are not at hand, so
+    surrogates are always looked for."""
     return _parsed(file, folder, surrogates=True)
 
 

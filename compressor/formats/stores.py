@@ -207,7 +207,7 @@ def open_store(source: Any, name: str | None = None) -> Store | None:
     stem = Path(name).stem if name else (path.stem or path.name)
     if stat.S_ISDIR(info.st_mode):
         return Store("directory", label, path.resolve().name if not name else stem, path=path)
-    if stat.S_ISREG(info.st_mode) and info.st_size >= len(SQLITE_HEADER) and _starts_with_header(path):
+    if is_database_file(path):
         # No limit on the file's size: SQLite reads it page by page, and the budget is on the rows read (``rows``).
         # Cursor's state.vscdb is often 1-2 GB of which the chats are a small part.
         return Store("sqlite", label, stem, path=path)
@@ -264,6 +264,15 @@ def _looks_like_path(source: str | os.PathLike[str]) -> bool:
         return True
     stripped = source.lstrip("\ufeff \t\r\n")
     return bool(stripped) and stripped[0] not in "[{" and "\n" not in source
+
+
+def is_database_file(path: Path) -> bool:
+    """``path`` is a regular file that starts as an SQLite database does (opened only once it is known regular)."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size >= len(SQLITE_HEADER) and _starts_with_header(path)
 
 
 def _starts_with_header(path: Path) -> bool:

@@ -159,3 +159,44 @@ class TestUploadedDatabase:
             packed.writestr("backup/opencode.db", migrate(STORAGE, tmp_path / "opencode.db").read_bytes())
         (outcome,) = parse_upload("sessions.zip", archive.getvalue())
         assert outcome.file == "sessions.zip/backup/opencode.db" and len(outcome.conversations) == 2
+
+
+class TestDatabaseOnTheServer:
+    def test_a_running_agents_database_opens_by_its_path_with_the_rows_only_its_log_holds(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Goose's sessions.db from the session picker: read by its path (its bytes alone would miss the -wal, and a
+        database may be far bigger than what the page may read into memory), whole, never followed."""
+        import json
+        import sqlite3
+
+        from tests.compressor.formats.test_goose import database
+
+        home = tmp_path / "home"
+        folder = home / ".local" / "share" / "goose" / "sessions"
+        folder.mkdir(parents=True)
+        path = database(folder / "sessions.db")
+        for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "CONTINUE_GLOBAL_DIR"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HOME", str(home))
+        writer = sqlite3.connect(path)  # Goose still running: its newest row is only in sessions.db-wal
+        try:
+            writer.execute(
+                "INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES (?, ?, ?, 0)",
+                ("20250919_1", "user", json.dumps([{"type": "text", "text": "And close the old one."}])),
+            )
+            writer.commit()
+            before = path.read_bytes()
+            at = page_with_root(home, monkeypatch)
+            offered = list(at.selectbox(key=keys.page_widget("load", "session")).options)
+            assert len(offered) == 1 and "sessions.db" in offered[0], offered
+            at.button(key=keys.page_widget("load", "open_session")).click().run()
+            no_exception(at)
+            loaded = store_items(at)
+            assert path.read_bytes() == before
+        finally:
+            writer.close()
+        assert len(loaded) == 2
+        assert all(item.origin == "store" and not item.followable for item in loaded)  # type: ignore[attr-defined]
+        newest = loaded[1].conversation.messages[-1]  # type: ignore[attr-defined]
+        assert newest.text == "And close the old one." and newest.is_real_user
