@@ -29,7 +29,9 @@ DEFAULT_ROOTS: tuple[Path, ...] = (PROJECT_DIR / "dumps", SAMPLES_DIR)
 #: How a page names this server's temporary folder (the real path is never shown).
 TEMP_LABEL = "(temporary folder)"
 #: Files the Load page offers (a zip may hold many of them).
-CONVERSATION_SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj", ".zip")
+#: SQLite session stores (``sessions.db``, ``opencode.db``, Cursor's ``state.vscdb``) are read by their path.
+DATABASE_SUFFIXES: tuple[str, ...] = (".db", ".sqlite", ".sqlite3", ".vscdb")
+CONVERSATION_SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj", ".zip", *DATABASE_SUFFIXES)
 
 
 class OutsideRootError(ValueError):

@@ -200,3 +200,22 @@ class TestDatabaseOnTheServer:
         assert all(item.origin == "store" and not item.followable for item in loaded)  # type: ignore[attr-defined]
         newest = loaded[1].conversation.messages[-1]  # type: ignore[attr-defined]
         assert newest.text == "And close the old one." and newest.is_real_user
+
+    def test_the_folder_browser_offers_a_database_and_opens_it_by_its_path(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from tests.compressor.formats.test_goose import database
+
+        root = tmp_path / "root"
+        root.mkdir()
+        path = database(root / "state.vscdb")  # any SQLite store, whatever its suffix says
+        before = path.read_bytes()
+        at = page_with_root(root, monkeypatch)
+        entries = at.selectbox(key=keys.browse_widget("load", "entry:0:"))
+        assert [option.split(" · ")[0] for option in entries.options] == ["📄 state.vscdb"]
+        at.button(key=keys.page_widget("load", "open_file")).click().run()
+        no_exception(at)
+        assert [item.conversation.name for item in store_items(at)] == [  # type: ignore[attr-defined]
+            c.name for c in load_conversations(path)
+        ]
+        assert path.read_bytes() == before and sorted(p.name for p in root.iterdir()) == ["state.vscdb"]
