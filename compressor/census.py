@@ -78,6 +78,12 @@ READING_TEXT: dict[str, tuple[str, str]] = {
         "{count} model calls failed: the errors the agent wrote in their replies' place are left out (no reply "
         "came, and the agent never sends them to the model)",
     ),
+    "context_items_included": (
+        "{count} context item the person attached (a file, a selection, search results) is kept in their turn, in "
+        "front of their words, as the agent sends it to the model",
+        "{count} context items the person attached (files, selections, search results) are kept in their turns, in "
+        "front of their words, as the agent sends them to the model",
+    ),
     "usage_after_compaction_stale": (
         "{count} usage report after the agent's first own compaction measured the compacted window; it is read "
         "as stale for the whole run shown here",

@@ -51,7 +51,6 @@ CLI_NO_OUTPUT = "Tool cancelled"
 TERMINAL_TOOL = "run_terminal_command"
 SUMMARY_LEAD = "Previous conversation summary:\n\n "
 NO_RESULT = "(no result: the session ends before this tool returned)"
-CONTEXT_NOTE = "context items the person attached are kept in front of their words, as Continue sends them"
 
 
 def _is_item(value: Any) -> bool:
@@ -240,7 +239,7 @@ class _Session:
         data: dict[str, Any] = {"role": "user", "content": anthropic.join_text(parts)}
         if contexts:
             data["metadata"] = {"context_items": [str(ctx.get("name", "")) for ctx in contexts]}
-            self.tally.add("context_items_included", len(contexts), note=CONTEXT_NOTE)
+            self.tally.add("context_items_included", len(contexts))  # worded in census.READING_TEXT
         self.entries.append((data, loc))
 
     def _assistant(self, item: dict[str, Any], message: dict[str, Any], loc: Loc, item_loc: Loc) -> None:

@@ -955,6 +955,12 @@ STRINGS.update(
         "reading.api_errors_left_out.other": (
             "{count} 次模型调用失败：智能体在回复位置写下的错误信息已略去（没有收到回复，智能体也从不把它们发给模型）"
         ),
+        "reading.context_items_included.one": (
+            "用户附加的 {count} 个上下文条目（文件、选中内容、搜索结果）保留在其轮次中、位于其文字之前，与智能体发给模型的一致"
+        ),
+        "reading.context_items_included.other": (
+            "用户附加的 {count} 个上下文条目（文件、选中内容、搜索结果）保留在其轮次中、位于其文字之前，与智能体发给模型的一致"
+        ),
         "reading.usage_after_compaction_stale.one": (
             "智能体第一次自行压缩之后的 {count} 条用量报告测量的是压缩后的窗口；在此显示的整个运行中视为过时"
         ),

@@ -26,7 +26,6 @@ from compressor.formats import load_conversation
 from compressor.formats.continue_dev import (
     CANCELLED,
     CLI_NO_OUTPUT,
-    CONTEXT_NOTE,
     NO_OUTPUT,
     NO_RESULT,
     READER,
@@ -114,7 +113,9 @@ class TestIdeSession:
         assert first.text == context + "\n" + "\n" + "Add a SUMMER code worth 15% off, with a test."
         assert first.is_real_user and first.metadata == {"context_items": ["discount.py"]}
         reading = next(r for r in ide.readings if r.code == "context_items_included")
-        assert reading.count == 1 and describe_reading(reading) == CONTEXT_NOTE
+        assert reading.count == 1 and describe_reading(reading).startswith(
+            "1 context item the person attached (a file, a selection, search results) is kept in their turn"
+        )
 
     def test_thinking_goes_with_the_next_reply(self, ide: Conversation) -> None:
         reply = ide.messages[1]
