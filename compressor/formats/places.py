@@ -26,7 +26,7 @@ class Place:
     files in it are sessions (glob patterns, recursive), or which store in it holds them all."""
 
     agent: str
-    folder: str  # relative to the home directory
+    folder: str | None  # relative to the home directory; None: only where ``env`` points, when it is set
     patterns: tuple[str, ...]
     env: str | None = None  # an environment variable that moves the folder (the agent's own)
     env_suffix: str = ""  # the part below that variable's folder
@@ -35,10 +35,10 @@ class Place:
     stores: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()  # file names the patterns match that are no session (an index)
 
-    def root(self, home: Path, environ: Mapping[str, str]) -> Path:
+    def root(self, home: Path, environ: Mapping[str, str]) -> Path | None:
         if self.env and environ.get(self.env):
             return Path(environ[self.env]).expanduser() / self.env_suffix
-        return home / self.folder
+        return home / self.folder if self.folder is not None else None
 
 
 #: Editors built on VS Code that run its extensions (Cline and its forks); each keeps its own globalStorage.
@@ -73,6 +73,8 @@ PLACES: tuple[Place, ...] = (
         env_suffix="goose/sessions",
         stores=("sessions.db",),
     ),
+    # GOOSE_PATH_ROOT (an absolute path) holds all of Goose's folders, its data in data/ (config/paths.rs).
+    Place("goose", None, (), env="GOOSE_PATH_ROOT", env_suffix="data/sessions", stores=("sessions.db",)),
     # Cursor keeps every workspace's agent chats in its own storage database (table cursorDiskKV).
     *(
         Place("cursor", f"{base}/Cursor/User/globalStorage", (), stores=("state.vscdb",))
@@ -124,7 +126,7 @@ def find_sessions(
     found: dict[Path, SessionFile] = {}
     for place in places:
         root = place.root(home, environ)
-        if not root.is_dir():
+        if root is None or not root.is_dir():
             continue
         for path in _matches(root, place.patterns):
             if path.name in place.exclude:

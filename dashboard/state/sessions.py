@@ -48,8 +48,9 @@ def _offered(
     configured: tuple[Path, ...], home: Path, environ: tuple[tuple[str, str], ...]
 ) -> list[OfferedSession]:
     env = dict(environ)
+    roots = ((place, place.root(home, env)) for place in PLACES)
     places = tuple(
-        place for place in PLACES if _inside(place.root(home, env).resolve(), configured) is not None
+        place for place, root in roots if root is not None and _inside(root.resolve(), configured) is not None
     )
     offered: list[OfferedSession] = []
     for session in find_sessions(home, env, places) if places else []:

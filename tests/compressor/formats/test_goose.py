@@ -480,3 +480,12 @@ class TestStandardPlace:
         elsewhere = database(moved / "sessions.db")
         found = find_sessions(tmp_path / "home", environ={"XDG_DATA_HOME": str(tmp_path / "data")})
         assert [(s.agent, s.path) for s in found] == [("goose", elsewhere)]
+
+    def test_goose_path_root_holds_the_data_folder_and_is_not_looked_for_unset(self, tmp_path: Path) -> None:
+        root = tmp_path / "goose-root"
+        (root / "data" / "sessions").mkdir(parents=True)
+        db = database(root / "data" / "sessions" / "sessions.db")  # Paths::data_dir() under GOOSE_PATH_ROOT
+        (tmp_path / "home").mkdir()
+        found = find_sessions(tmp_path / "home", environ={"GOOSE_PATH_ROOT": str(root)})
+        assert [(s.agent, s.path) for s in found] == [("goose", db)]
+        assert find_sessions(tmp_path / "home", environ={}) == []
