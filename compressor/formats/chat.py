@@ -11,6 +11,7 @@ from typing import Any
 
 from compressor.formats import anthropic
 from compressor.formats.building import build_conversation, build_message, build_tools, indexed, taking
+from compressor.formats.lines import Lines
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, type_name
 from compressor.formats.shape import Reader, Shape
 from compressor.messages import Conversation, Message
@@ -100,19 +101,17 @@ def from_object(
 
 
 def from_lines(lines: Sequence[tuple[int, Any]], *, name: str, consume: bool = False) -> Conversation:
-    """A JSONL file with one message per line; errors name the line. ``consume`` empties a list of lines as it
-    goes (only for lines the loader parsed itself)."""
+    """A JSONL file with one message per line; errors name the line. ``consume`` empties ``Lines`` as it goes
+    (only lines the loader parsed itself)."""
     detected = message_format(value for _, value in lines)
     messages = convert_messages(_located_lines(lines, consume), anthropic_blocks=detected == "anthropic")
     return build_conversation(messages, [], name=name, source_format="jsonl")
 
 
 def _located_lines(lines: Sequence[tuple[int, Any]], consume: bool) -> Iterator[tuple[Loc, Any]]:
-    for index in range(len(lines)):
-        number, value = lines[index]
-        if consume and isinstance(lines, list):
-            lines[index] = None  # its message is built next: the raw value can go
-        yield Loc(line=number), value
+    # Taken, each raw value goes as its message is built next.
+    pairs = lines.taking() if consume and isinstance(lines, Lines) else iter(lines)
+    return ((Loc(line=number), value) for number, value in pairs)
 
 
 def _read_messages(shape: Shape) -> list[Conversation]:

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from compressor.errors import ConversationFormatError
+from compressor.formats.lines import Lines
 from compressor.formats.problems import FormatProblem, Loc, problem_from_validation, type_name
 from compressor.formats.registry import READERS, read_store, reader_for
 from compressor.formats.shape import Shape
@@ -160,7 +161,7 @@ def _from_value(value: Any, stem: str, *, consume: bool = False) -> list[Convers
     return reader.read(shape)
 
 
-def _from_lines(lines: list[tuple[int, Any]], stem: str, *, consume: bool = False) -> list[Conversation]:
+def _from_lines(lines: Lines, stem: str, *, consume: bool = False) -> list[Conversation]:
     """``consume``: the lines were parsed here, so a reader may empty the list as messages are built."""
     for number, value in lines:
         if not isinstance(value, dict):

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from compressor.errors import ConversationFormatError
+from compressor.formats.lines import Lines, decode_line
 from compressor.formats.problems import FormatProblem, Loc, unreadable_number
 
 #: Larger files are refused without being read (the dashboard and CLI hold a conversation in memory).
@@ -43,7 +44,7 @@ class Document:
     label: str
     stem: str
     value: Any = None
-    lines: list[tuple[int, Any]] | None = None
+    lines: Lines | None = None
     #: True when the values were parsed here (nobody else holds them): a loader may release them as it goes.
     parsed: bool = True
     #: True when the last JSONL line was cut off mid-record (a file still being written) and was left out.
@@ -57,10 +58,15 @@ def read_source(source: Source, name: str | None = None) -> Document:
         label = name or str(source)
         stem = _stem(name) if name else path.stem
         jsonl = _is_jsonl(name or path.name)
-        elements = None if jsonl else read_array(path)
-        if elements is not None:
-            _guard(lambda: check_depth(elements, Loc()), label)
-            return Document(label=label, stem=stem, value=elements)
+        if jsonl:
+            read = read_lines(path)
+            if read is not None:
+                return Document(label=label, stem=stem, lines=read[0], truncated_tail=read[1])
+        else:
+            elements = read_array(path)
+            if elements is not None:
+                _guard(lambda: check_depth(elements, Loc()), label)
+                return Document(label=label, stem=stem, value=elements)
         # Decode, then let the bytes go before parsing: file bytes, text and values never live at once.
         text = _decode(_read_file(path, label), label)
         return _parse_text(text, label, stem, jsonl)
@@ -134,27 +140,52 @@ class _Element(dict[str, Any]):
     __slots__ = ("__dict__",)
 
 
-class _NotAnArray(Exception):
-    """The file is not one well-formed top-level array: the whole-text path reads it and names the problem."""
+class _ReadWhole(Exception):
+    """Not what the chunked reader reads, or wrong somewhere: the whole-text path reads it and names the problem."""
 
 
-class _ArrayReader:
-    """Elements of a file's top-level JSON array, decoded chunk by chunk; consumed text is dropped."""
+class _Chunks:
+    """A file's text decoded chunk by chunk (or a whole text, no handle); ``_text[_pos:]`` is not consumed yet."""
 
-    def __init__(self, handle: Any, chunk_bytes: int) -> None:
+    def __init__(self, handle: Any, chunk_bytes: int = _CHUNK_BYTES, text: str = "") -> None:
         self._handle = handle
         self._chunk_bytes = chunk_bytes
         self._decoder = codecs.getincrementaldecoder("utf-8-sig")()
         # Each element is parsed on its own: one shared copy of each key saves ~0.3x the file size.
         self._json = _shared_keys_decoder()
-        self._text = ""
+        self._text = text
         self._pos = 0
         self._read = 0
-        self._eof = False
+        self._eof = handle is None
+
+    def _more(self, at_least: int) -> bool:
+        """Append the next chunk (at least ``at_least`` bytes) to the unconsumed text; False at the end."""
+        if self._eof:
+            return False
+        data = self._handle.read(max(at_least, self._chunk_bytes))
+        self._read += len(data)
+        if self._read > MAX_FILE_BYTES:
+            raise _ReadWhole
+        try:
+            text = self._decoder.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise _ReadWhole from None
+        self._eof = not data
+        # A long element makes these reads as large as the text held: drop the bytes, then the old text, first.
+        del data
+        rest, self._text = self._text[self._pos :], ""
+        self._text = rest + text
+        del rest, text
+        self._pos = 0
+        return True
+
+
+class _ArrayReader(_Chunks):
+    """Elements of a file's top-level JSON array, decoded chunk by chunk."""
 
     def elements(self) -> list[Any]:
         if self._next_char() != "[":
-            raise _NotAnArray
+            raise _ReadWhole
         self._pos += 1
         values: list[Any] = []
         if self._next_char() == "]":
@@ -167,31 +198,10 @@ class _ArrayReader:
                 if char == "]":
                     break
                 if char != ",":
-                    raise _NotAnArray
+                    raise _ReadWhole
         if self._next_char() is not None:
-            raise _NotAnArray  # extra data: maybe JSONL, which the whole-text path recognises
+            raise _ReadWhole  # extra data: maybe JSONL, which the whole-text path recognises
         return values
-
-    def _more(self, at_least: int) -> bool:
-        """Append the next chunk (at least ``at_least`` bytes) to the unconsumed text; False at the end."""
-        if self._eof:
-            return False
-        data = self._handle.read(max(at_least, self._chunk_bytes))
-        self._read += len(data)
-        if self._read > MAX_FILE_BYTES:
-            raise _NotAnArray
-        try:
-            text = self._decoder.decode(data, final=not data)
-        except UnicodeDecodeError:
-            raise _NotAnArray from None
-        self._eof = not data
-        # A long element makes these reads as large as the text held: drop the bytes, then the old text, first.
-        del data
-        rest, self._text = self._text[self._pos :], ""
-        self._text = rest + text
-        del rest, text
-        self._pos = 0
-        return True
 
     def _next_char(self) -> str | None:
         """The next character that is not JSON whitespace (left unconsumed), or None at the end."""
@@ -210,7 +220,7 @@ class _ArrayReader:
             try:
                 value, end = self._json.raw_decode(self._text, self._pos)
             except RecursionError:
-                raise _NotAnArray from None
+                raise _ReadWhole from None
             except ValueError:  # not JSON yet (the text may stop mid-value), or an over-long integer
                 end = -1
             # A number touching the end of the text may be cut short: read on and parse again.
@@ -218,7 +228,53 @@ class _ArrayReader:
                 self._pos = end
                 return _Element(value) if type(value) is dict else value
             if not self._more(len(self._text) - self._pos):
-                raise _NotAnArray
+                raise _ReadWhole
+
+
+class _LineReader(_Chunks):
+    """The values of JSONL lines, each line parsed on its own: a file's text is never held whole."""
+
+    def lines(self, *, second_mark: bool = False) -> tuple[Lines, bool]:
+        """The values with their numbers, and whether a torn last line (no newline after it) was left out.
+
+        Lines are split on "\\n" only (JSON strings may hold other line separators unescaped); a blank line (as
+        str.strip() sees it) is skipped. ``second_mark``: drop a "\\ufeff" that follows the byte order mark.
+        """
+        if second_mark:
+            while not self._text and self._more(0):
+                pass
+            self._pos = int(self._text.startswith("\ufeff"))
+        lines = Lines()
+        append, decoder, number = lines.append, self._json, 0
+        text, start = self._text, self._pos
+        while True:
+            end = text.find("\n", start)
+            if end < 0:  # read on to the line's end; no local keeps the old text as the new one is made
+                self._pos, text = start, ""
+                while end < 0 and self._more(len(self._text) - self._pos):
+                    end = self._text.find("\n", self._pos)
+                text, start = self._text, self._pos
+            number += 1
+            last = end < 0
+            stop = len(text) if last else end
+            if _NOT_SPACE.search(text, start, stop) is not None:
+                loc = Loc(line=number)
+                try:
+                    value = decode_line(decoder, text, start, stop)
+                except RecursionError:
+                    raise FormatProblem(loc, f"nested deeper than {MAX_DEPTH} levels") from None
+                except json.JSONDecodeError as error:
+                    if last and lines:
+                        return lines, True  # the writer is mid-line: read up to the last whole record
+                    problem = f"not valid JSON ({error.msg} at column {error.colno})"
+                    raise FormatProblem(loc, problem) from None
+                except ValueError as error:
+                    raise FormatProblem(loc, unreadable_number(error)) from None
+                check_depth(value, loc)
+                append(number, _Element(value) if type(value) is dict else value)
+            if last:
+                return lines, False
+            start = end + 1
 
 
 def read_array(path: str | os.PathLike[str], chunk_bytes: int = _CHUNK_BYTES) -> list[Any] | None:
@@ -232,8 +288,21 @@ def read_array(path: str | os.PathLike[str], chunk_bytes: int = _CHUNK_BYTES) ->
             return None
         with open(path, "rb") as handle:
             return _ArrayReader(handle, chunk_bytes).elements()
-    except (OSError, _NotAnArray):
+    except (OSError, _ReadWhole):
         return None
+
+
+def read_lines(path: str | os.PathLike[str], chunk_bytes: int = _CHUNK_BYTES) -> tuple[Lines, bool] | None:
+    """A JSONL file's lines, read chunk by chunk, and whether a torn last line was left out; None when anything
+    is wrong (or it is blank): read whole, it gives its one-line error, or is one pretty-printed document."""
+    try:
+        if os.stat(path).st_size > MAX_FILE_BYTES:
+            return None
+        with open(path, "rb") as handle:
+            lines, truncated = _LineReader(handle, chunk_bytes).lines(second_mark=True)
+    except (OSError, _ReadWhole, FormatProblem):
+        return None
+    return (lines, truncated) if lines else None
 
 
 def _decode(data: bytes, label: str) -> str:
@@ -308,57 +377,9 @@ def _json_problem(error: json.JSONDecodeError, text: str) -> str:
     return f"not valid JSON at line {error.lineno} column {error.colno} ({error.msg})"
 
 
-def _parse_lines(text: str) -> tuple[list[tuple[int, Any]], bool]:
-    """The values of a JSONL text's lines, and whether a torn last line (no newline after it) was left out."""
-    values: list[tuple[int, Any]] = []
-    decoder = _shared_keys_decoder()
-    for number, start, end, last in _line_spans(text):
-        if _NOT_SPACE.search(text, start, end) is None:  # a blank line (as str.strip() sees it)
-            continue
-        loc = Loc(line=number)
-        try:
-            value = _decode_line(decoder, text, start, end)
-        except RecursionError:
-            raise FormatProblem(loc, f"nested deeper than {MAX_DEPTH} levels") from None
-        except json.JSONDecodeError as error:
-            if last and values:
-                return values, True  # the writer is mid-line: read up to the last whole record
-            raise FormatProblem(loc, f"not valid JSON ({error.msg} at column {error.colno})") from None
-        except ValueError as error:
-            raise FormatProblem(loc, unreadable_number(error)) from None
-        check_depth(value, loc)
-        values.append((number, value))
-    return values, False
-
-
-def _line_spans(text: str) -> Iterator[tuple[int, int, int, bool]]:
-    """Where each of ``text.split("\\n")`` lies, as (number from 1, start, end, is the last line), one at a time.
-
-    Split on "\\n" only: JSON strings may hold other line-separator characters unescaped.
-    """
-    start, number = 0, 1
-    while True:
-        end = text.find("\n", start)
-        if end < 0:
-            yield number, start, len(text), True
-            return
-        yield number, start, end, False
-        start, number = end + 1, number + 1
-
-
-def _decode_line(decoder: json.JSONDecoder, text: str, start: int, end: int) -> Any:
-    """``decoder.decode(text[start:end])``, parsed in place when the line is one well-formed value: a line
-    holding one long string is not copied first (that copy took a 44 MB line from 3.5x to 5.1x its size)."""
-    first = _NOT_JSON_SPACE.search(text, start, end)
-    if first is not None:
-        try:
-            value, stop = decoder.raw_decode(text, first.start())
-        except ValueError:
-            pass  # the line alone below gives its own error (its column counted within the line)
-        else:
-            if stop <= end and _NOT_JSON_SPACE.search(text, stop, end) is None:
-                return value
-    return decoder.decode(text[start:end])  # the same value, or the line's own error
+def _parse_lines(text: str) -> tuple[Lines, bool]:
+    """The values of a JSONL text's lines, and whether a torn last line was left out."""
+    return _LineReader(None, text=text).lines()
 
 
 #: Keys whose string values repeat across a file's objects ("user", "assistant", "text"…): one copy each is kept.

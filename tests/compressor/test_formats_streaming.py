@@ -1,4 +1,5 @@
-"""Files holding one top-level array are parsed element by element; the result and the errors are unchanged."""
+"""Files holding one top-level array are parsed element by element, JSONL files line by line from chunks; the
+result and the errors are unchanged."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from compressor.errors import ConversationFormatError
 from compressor.formats import load_conversation, load_conversations
 from compressor.formats.problems import FormatProblem, Loc
-from compressor.formats.source import check_depth, read_array, read_source
+from compressor.formats.source import check_depth, read_array, read_lines, read_source
 from compressor.messages import Conversation
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -159,6 +160,20 @@ BROKEN_ARRAYS = [
 ]
 
 
+#: JSONL the chunked reader leaves to the whole-text path: each error must name the same line.
+BROKEN_LINES = [
+    b'{"role": "user", "content": "hi"}\n\n{"role": "user" "content": "x"}\n',
+    b'{"role": "user", "content": "hi"}\n{"role": "cut\n{"role": "user", "content": "x"}',
+    b'{"role": "user", "content": "hi"}\n' + b"[" * 300 + b"]" * 300 + b"\n",
+    b'{"role": "user", "content": "hi"}\n{"n": 1' + b"0" * 5000 + b"}\n",
+    b'{"role": "user", "content": "hi"}\n\n{"role": "user", "content": "\xe9"}\n',
+    b"\n  \n\t\n",
+    b"",
+    b'{\n  "role": "user",\n  "content": "hi"\n}\n{"x": 1}\n',
+    b'{\n  "role": "user",\n  "content": "hi"\n}\n',
+]
+
+
 class TestLoadingIsUnchanged:
     def test_a_file_loads_like_its_value(self, tmp_path: Path) -> None:
         path = write(tmp_path, json.dumps(MIXED, ensure_ascii=False))
@@ -178,6 +193,28 @@ class TestLoadingIsUnchanged:
         load_conversation(given)
         assert given == MIXED
 
+    @pytest.mark.parametrize("text", BROKEN_LINES)
+    @pytest.mark.parametrize("name", ["run.jsonl", "run.ndjson"])
+    def test_jsonl_is_left_to_the_whole_text_where_it_goes_wrong(
+        self, tmp_path: Path, text: bytes, name: str
+    ) -> None:
+        path = write(tmp_path, text, name)
+        assert read_lines(path, 3) is None
+        assert _loaded(path, name) == _loaded(text, name)
+
+    @pytest.mark.parametrize("chunk_bytes", CHUNK_SIZES)
+    def test_jsonl_read_chunk_by_chunk_is_the_whole_parse(self, tmp_path: Path, chunk_bytes: int) -> None:
+        text = "\n".join(json.dumps(value, ensure_ascii=False) for value in MIXED) + '\n\n{"role": "us'
+        read = read_lines(write(tmp_path, text, "run.jsonl"), chunk_bytes)
+        whole = read_source(text.encode(), "run.jsonl")
+        assert read is not None and whole.lines is not None and read[1] and whole.truncated_tail
+        assert list(read[0]) == list(whole.lines) == list(enumerate(MIXED, 1))
+
+    def test_a_jsonl_file_loads_like_its_bytes(self, tmp_path: Path) -> None:
+        text = "\n".join(json.dumps(value, ensure_ascii=False) for value in MIXED)
+        path = write(tmp_path, text, "run.jsonl")
+        assert load_conversation(path) == load_conversation(text.encode(), name="run.jsonl")
+
     def test_a_parsed_file_is_marked_as_the_loaders_own(self, tmp_path: Path) -> None:
         assert read_source(write(tmp_path, json.dumps(MIXED))).parsed
         assert not read_source(copy.deepcopy(MIXED)).parsed
@@ -193,11 +230,11 @@ def _loaded(source: Path | bytes, name: str) -> list[Conversation] | str:
 class TestRealFilesLoadAsTheirWholeText:
     @pytest.mark.parametrize(
         "path",
-        sorted(FIXTURES.rglob("*.json")),
+        sorted([*FIXTURES.rglob("*.json"), *FIXTURES.rglob("*.jsonl"), *FIXTURES.rglob("*.ndjson")]),
         ids=lambda path: str(path.relative_to(FIXTURES)),
     )
     def test_a_file_gives_what_its_bytes_give(self, path: Path) -> None:
-        # The bytes are parsed whole (json.loads); the file, when it is one array, element by element.
+        # The bytes are parsed whole; the file, when it is one array, element by element, when JSONL, from chunks.
         from_file = _loaded(path, path.name)
         assert from_file == _loaded(path.read_bytes(), path.name)
         if isinstance(from_file, str):
@@ -206,6 +243,9 @@ class TestRealFilesLoadAsTheirWholeText:
     def test_the_samples_include_arrays_read_element_by_element(self) -> None:
         arrays = [path for path in FIXTURES.rglob("*.json") if read_array(path)]
         assert len(arrays) >= 5
+
+    def test_the_samples_include_jsonl_read_from_chunks(self) -> None:
+        assert len([path for path in FIXTURES.rglob("*.jsonl") if read_lines(path)]) >= 10
 
     def test_parsed_elements_are_plain_values_for_every_reader(self, tmp_path: Path) -> None:
         values = read_array(write(tmp_path, json.dumps(MIXED)))

@@ -1,0 +1,92 @@
+"""JSONL lines: one line read in place, and the parsed values of a file's lines kept with their numbers.
+
+Invariant: a line is read exactly as ``json.loads`` reads it alone; ``Lines`` hands out ``(line number, value)``
+pairs in file order, each value with its own line's number.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from array import array
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
+
+_NOT_JSON_SPACE = re.compile(r"[^ \t\r\n]")
+
+
+class Lines(Sequence[tuple[int, Any]]):
+    """The values of a JSONL file's lines with their line numbers, lean: no pair per line is kept.
+
+    A pair is made when it is asked for. The numbers are kept only once a blank line has made them differ from
+    the values' positions (then 8 bytes a line, in an array); a million (number, value) tuples and their ints
+    took ~2x the size of a file of short lines. ``taking`` lets each value go as it is handed out.
+    """
+
+    __slots__ = ("_numbers", "_values")
+
+    def __init__(self) -> None:
+        self._values: list[Any] = []
+        #: None while every value's line number is its position plus one (no blank line skipped so far).
+        self._numbers: array[int] | None = None
+
+    def append(self, number: int, value: Any) -> None:
+        values, numbers = self._values, self._numbers
+        if numbers is None and number != len(values) + 1:
+            numbers = self._numbers = array("L", range(1, len(values) + 1))
+        if numbers is not None:
+            numbers.append(number)
+        values.append(value)
+
+    def number(self, index: int) -> int:
+        """The line number of the value at ``index`` (from 0)."""
+        if self._numbers is not None:
+            return self._numbers[index]
+        return range(1, len(self._values) + 1)[index]  # range checks and wraps the index as a list would
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[int, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[int, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[int, Any] | list[tuple[int, Any]]:
+        if isinstance(index, slice):
+            return [self[position] for position in range(len(self))[index]]
+        return self.number(index), self._values[index]
+
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        values, numbers = self._values, self._numbers
+        for index in range(len(values)):
+            yield (index + 1 if numbers is None else numbers[index]), values[index]
+
+    def taking(self) -> Iterator[tuple[int, Any]]:
+        """The pairs in order, each value released as it is handed out; then the lines are empty."""
+        values, numbers = self._values, self._numbers
+        for index in range(len(values)):
+            value = values[index]
+            values[index] = None
+            yield (index + 1 if numbers is None else numbers[index]), value
+        values.clear()  # let the list's own array go too (8 MB for a million lines)
+        self._numbers = None
+
+
+def decode_line(decoder: json.JSONDecoder, text: str, start: int, end: int) -> Any:
+    """``decoder.decode(text[start:end])``, parsed in place when the line is one well-formed value: a line
+    holding one long string is not copied first (that copy took a 44 MB line from 3.5x to 5.1x its size)."""
+    first = _NOT_JSON_SPACE.search(text, start, end)
+    if first is not None:
+        try:
+            value, stop = decoder.raw_decode(text, first.start())
+        except ValueError:
+            pass  # the line alone below gives its own error (its column counted within the line)
+        else:
+            if stop <= end and _NOT_JSON_SPACE.search(text, stop, end) is None:
+                return value
+    return decoder.decode(text[start:end])  # the same value, or the line's own error
+
+
+__all__ = ["Lines", "decode_line"]
