@@ -1,18 +1,19 @@
 """Amazon Q Developer CLI (``q chat``) conversations, and Kiro CLI's, which kept Q's chat engine: the
 ``ConversationState`` Q saves after every reply in its database (one row a working directory) and ``/save`` writes.
 
-Invariant: a state is read as Q sends it to the model (``as_sendable_conversation_state``), entry by entry, and the
-database only read (``stores.Store.connect``): only the conversation tables are queried, never ``auth_kv`` or
-``state`` (tokens and credentials). A field Q could not deserialize names its location in one line.
+Invariant: a state is read as Q sends it to the model (``as_sendable_conversation_state``), entry by entry: nothing
+is added that Q does not send but a marked stand-in result; a field Q could not deserialize names its location in one
+line. The database is read by ``amazon_q_store``.
 
-Schema: aws/amazon-q-developer-cli at 15cc8f3 (v1.19.7, 2025-11): ``crates/chat-cli/src/database/mod.rs`` and
-``sqlite_migrations/`` (``conversations (key TEXT PRIMARY KEY, value TEXT)``, 007; the key is the working directory,
-the value the state as ``serde_json``), ``cli/chat/conversation.rs`` (``ConversationState``, ``HistoryEntry``,
-``context_messages``, ``replace_history_with_summary``, ``enforce_conversation_invariants``), ``cli/chat/message.rs``
-(``UserMessage``, ``UserMessageContent``, ``AssistantMessage``, ``content_with_context``), ``cli/chat/parser.rs``
-(``RequestMetadata``), ``api_client/model.rs`` (``Tool``, ``ImageBlock``). serde's enums are externally tagged
-(``{"Prompt": {"prompt": …}}``). Before 398a011 (v1.13, 2025-07) an entry was a ``[user, assistant]`` pair and
-``latest_summary`` a string; both are read.
+Schema: aws/amazon-q-developer-cli at 15cc8f3 (2026-04; the chat code is v1.19.7's, cf39ab6, 2025-11):
+``crates/chat-cli/src/database/mod.rs`` and ``sqlite_migrations/`` (``conversations (key TEXT PRIMARY KEY, value
+TEXT)``, 007; the key is the working directory, the value the state as ``serde_json``), ``cli/chat/conversation.rs``
+(``ConversationState``, ``HistoryEntry``, ``context_messages``, ``replace_history_with_summary``,
+``enforce_conversation_invariants``), ``cli/chat/message.rs`` (``UserMessage``, ``UserMessageContent``,
+``AssistantMessage``, ``content_with_context``), ``cli/chat/parser.rs`` (``RequestMetadata``),
+``api_client/model.rs`` (``Tool``, ``ImageBlock``). serde's enums are externally tagged (``{"Prompt": {"prompt":
+…}}``). Before 398a011 (v1.13, 2025-07) an entry was a ``[user, assistant]`` pair and ``latest_summary`` a string;
+both are read.
 
 - A ``Prompt`` is a request, sent with what Q puts before it: the time block (``Current time: <weekday>, <RFC 3339>``)
   and ``additional_context`` (a prompt hook's output), the prompt then between ``--- USER MESSAGE BEGIN/END ---``.
