@@ -386,8 +386,11 @@ def from_state(
     """One conversation from a ConversationState (``cwd``: the database key it was saved under)."""
     loc = loc or Loc()
     state = expect_dict(state, loc, "a conversation state")
-    if not is_state(state):
-        raise FormatProblem(loc, "is not an Amazon Q conversation state (conversation_id, history)")
+    for key, kind, word in (("conversation_id", str, "a string"), ("history", list, "a list")):
+        if not isinstance(
+            state.get(key), kind
+        ):  # what Q cannot do without; the rest has defaults, or is not read
+            raise FormatProblem(loc.key(key), f"must be {word}, got {type_name(state.get(key))}")
     metadata = state_metadata(state, agent)
     if cwd:
         metadata["cwd"] = cwd

@@ -90,7 +90,11 @@ def _read_database(store: Store) -> list[Conversation]:
 
 def _from_row(state: Any, name: str, loc: Loc, agent: str, key: str | None) -> Conversation:
     state = expect_dict(state, loc, "a conversation state")
-    if not state.get("history") and state.get("latest_summary") is None and state.get("next_message") is None:
+    if (
+        state.get("history") == []
+        and state.get("latest_summary") is None
+        and state.get("next_message") is None
+    ):
         return Conversation(name=name, source_format=SOURCE_FORMAT)  # cleared: nothing Q would send
     return from_state(state, name=name, loc=loc, agent=agent, cwd=key)
 
