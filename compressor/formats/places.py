@@ -34,6 +34,9 @@ class Place:
     # there is the agent's every session: a later one is what it migrated from and still holds the same ones.
     stores: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()  # file names the patterns match that are no session (an index)
+    # A suffix the agent moved to: a match with a sibling of the same name and this suffix is that session's older
+    # copy (VS Code keeps ``<id>.json`` beside the ``<id>.jsonl`` log that replaced it) and is not listed.
+    newer_suffix: str = ""
 
     def root(self, home: Path, environ: Mapping[str, str]) -> Path | None:
         if self.env and environ.get(self.env):
@@ -43,10 +46,17 @@ class Place:
 
 #: Editors built on VS Code that run its extensions (Cline and its forks); each keeps its own globalStorage.
 _VSCODE_EDITORS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
-_VSCODE_STORAGE = tuple(
-    f"{base}/{editor}/User/globalStorage"
+_VSCODE_USER = tuple(
+    f"{base}/{editor}/User"
     for base in (".config", "Library/Application Support")
     for editor in _VSCODE_EDITORS
+)
+_VSCODE_STORAGE = tuple(f"{user}/globalStorage" for user in _VSCODE_USER)
+#: Where VS Code keeps each workspace's chat sessions, and an empty window's (chatSessionStore.ts).
+_CHAT_SESSIONS = tuple(
+    f"{folder}/*.{suffix}"
+    for folder in ("workspaceStorage/*/chatSessions", "globalStorage/emptyWindowChatSessions")
+    for suffix in ("json", "jsonl")
 )
 
 #: The standard places, as each agent documents them (README: "Formats it reads").
@@ -89,6 +99,8 @@ PLACES: tuple[Place, ...] = (
             ("kilo-code", "kilocode.kilo-code"),
         )
     ),
+    # GitHub Copilot Chat, as VS Code saves its sessions (1.109 and later: a .jsonl log beside the older .json).
+    *(Place("copilot-chat", user, _CHAT_SESSIONS, newer_suffix=".jsonl") for user in _VSCODE_USER),
     # Continue (IDE and cn CLI); sessions.json beside the sessions is their index (core/util/paths.ts).
     Place(
         "continue",
@@ -129,7 +141,7 @@ def find_sessions(
         if root is None or not root.is_dir():
             continue
         for path in _matches(root, place.patterns):
-            if path.name in place.exclude:
+            if path.name in place.exclude or _superseded(path, place.newer_suffix):
                 continue
             try:
                 info = path.stat()
@@ -150,6 +162,14 @@ def _matches(root: Path, patterns: tuple[str, ...]) -> Iterator[Path]:
             # Only regular files whose real place is inside the agent's folder.
             if path.is_file() and not path.is_symlink() and path.resolve().is_relative_to(resolved):
                 yield path
+
+
+def _superseded(path: Path, newer_suffix: str) -> bool:
+    """A session file the agent has since rewritten under ``newer_suffix`` beside it (a regular file, no link)."""
+    if not newer_suffix or path.suffix == newer_suffix:
+        return False
+    newer = path.with_suffix(newer_suffix)
+    return newer.is_file() and not newer.is_symlink()
 
 
 def _session(agent: str, path: Path, size: int, mtime: float) -> SessionFile:
