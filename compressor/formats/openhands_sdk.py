@@ -71,7 +71,8 @@ _ERROR_HEADER = "[An error occurred during execution.]\n"
 
 
 def is_event(value: Any) -> bool:
-    return isinstance(value, dict) and value.get("kind") in KINDS and "source" in value
+    kind = value.get("kind") if isinstance(value, dict) else None
+    return isinstance(kind, str) and kind in KINDS and "source" in value  # a list or object kind is unhashable
 
 
 def _content(parts: Any) -> str | list[dict[str, Any]]:

@@ -100,6 +100,13 @@ class TestOtherShapes:
         run = load_conversation(json.dumps(events()), name="events.json")
         assert run.source_format == "openhands-sdk" and count_messages(run).tool_calls == 4
 
+    @pytest.mark.parametrize("kind", [[], {}, ["MessageEvent"]])
+    def test_a_line_whose_kind_is_a_list_or_object_is_one_line_not_a_traceback(self, kind: object) -> None:
+        lines = [{"kind": kind, "source": "user"}, {"role": "user", "content": "hi"}]
+        with pytest.raises(ConversationFormatError) as caught:
+            load_conversation("".join(json.dumps(line) + "\n" for line in lines), name="odd.jsonl")
+        assert "\n" not in str(caught.value)
+
 
 class TestFolderSafety:
     def test_a_symlink_leaving_the_folder_is_refused(self, tmp_path: Path) -> None:
