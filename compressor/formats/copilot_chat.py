@@ -103,13 +103,18 @@ def _summaries(requests: list[Any]) -> tuple[dict[str, str], set[str]]:
             and summary["text"].strip()
         ):
             found.setdefault(summary["toolCallRoundId"], summary["text"])
-        for round_ in metadata.get("toolCallRounds") or ():
+        for round_ in _listed(metadata.get("toolCallRounds")):
             if isinstance(round_, dict) and isinstance(round_.get("id"), str):
                 ids.add(round_["id"])
                 text = round_.get("summary")
                 if isinstance(text, str) and text.strip():
                     found.setdefault(round_["id"], text)
     return found, ids
+
+
+def _listed(value: Any) -> list[Any]:
+    """``value`` when it is a list, else no items (for fields only looked through, never read as messages)."""
+    return value if isinstance(value, list) else []
 
 
 def _metadata_of(request: Any) -> dict[str, Any]:
@@ -188,12 +193,9 @@ class _Session:
         text = message.get("text") if isinstance(message, dict) else message
         if not isinstance(text, str):
             raise FormatProblem(loc.key("message"), f"must hold the request's text, got {type_name(message)}")
-        variables = (
-            (request.get("variableData") or {}).get("variables")
-            if isinstance(request.get("variableData"), dict)
-            else None
-        )
-        names = [str(v.get("name", "")) for v in variables or () if isinstance(v, dict)]
+        variable_data = request.get("variableData")
+        variables = variable_data.get("variables") if isinstance(variable_data, dict) else None
+        names = [str(v.get("name", "")) for v in _listed(variables) if isinstance(v, dict)]
         rendered = metadata.get("renderedUserMessage")
         where = loc.key("result").key("metadata").key("renderedUserMessage")
         content: Any = anthropic.join_text(copilot_parts.raw_parts(rendered, where)) if rendered else text
