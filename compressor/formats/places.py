@@ -101,6 +101,23 @@ PLACES: tuple[Place, ...] = (
     ),
     # GitHub Copilot Chat, as VS Code saves its sessions (1.109 and later: a .jsonl log beside the older .json).
     *(Place("copilot-chat", user, _CHAT_SESSIONS, newer_suffix=".jsonl") for user in _VSCODE_USER),
+    # Amazon Q's chat keeps each working directory's conversation in data.sqlite3 of its data folder (dirs'
+    # data_local_dir: $XDG_DATA_HOME or ~/.local/share, macOS Application Support); Kiro CLI in its own, likewise.
+    *(
+        place
+        for agent in ("amazon-q", "kiro-cli")
+        for place in (
+            Place(
+                agent,
+                f".local/share/{agent}",
+                (),
+                env="XDG_DATA_HOME",
+                env_suffix=agent,
+                stores=("data.sqlite3",),
+            ),
+            Place(agent, f"Library/Application Support/{agent}", (), stores=("data.sqlite3",)),
+        )
+    ),
     # Continue (IDE and cn CLI); sessions.json beside the sessions is their index (core/util/paths.ts).
     Place(
         "continue",
