@@ -327,9 +327,25 @@ def _session_metadata(raw: dict[str, Any], session: _Session, writer: str) -> di
     if session.model:
         metadata["model"] = session.model
         session.tally.note("model_from_file", session.model)
+        window = _prompt_budget(raw, session.model)
+        if window:
+            metadata["context_window"] = window
         if len(session.models) > 1:
             metadata["models"] = list(session.models)
     return metadata
+
+
+def _prompt_budget(raw: dict[str, Any], model: str) -> int | None:
+    """The prompt budget VS Code lists for the model the picker still holds (``maxInputTokens``), when that is the
+    model the last request used: Copilot fits each request into it, below the model's own window."""
+    state = raw.get("inputState")
+    selected = state.get("selectedModel") if isinstance(state, dict) else None
+    identifier = selected.get("identifier") if isinstance(selected, dict) else None
+    info = selected.get("metadata") if isinstance(selected, dict) else None
+    if not isinstance(identifier, str) or identifier.split("/", 1)[-1] != model or not isinstance(info, dict):
+        return None
+    where = Loc().key("inputState").key("selectedModel").key("metadata").key("maxInputTokens")
+    return copilot_parts.count(info.get("maxInputTokens"), where) or None
 
 
 def from_session(raw: dict[str, Any], *, name: str, writer: str) -> Conversation:
