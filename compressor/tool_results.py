@@ -32,7 +32,8 @@ def parse_tool_result(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         pass
-    match = _DATA_FIELD.search(text)
+    # ``_DATA_FIELD`` needs the literal ``data=``: a text without one (most results that are not JSON) is not scanned
+    match = _DATA_FIELD.search(text) if "data=" in text else None
     if match is None:
         return None
     try:
