@@ -5,7 +5,8 @@ memory of building and sweeping 1,000 and 4,000 runs.
 Invariant: the fleet is the same bytes every time (seeded), written to a temporary folder; the raw baseline
 encodes exactly the texts the counter prices (``TokenCounter.pieces`` of every message) in one process.
 Run: ``.venv/bin/python benchmarks/bench_fleet.py [build|sweep|memory]`` or through ``benchmarks/run.py``;
-``parts`` (diagnostics, no goal) prints the CPU seconds of each part of the build and of the warm sweep.
+``parts`` (diagnostics, no goal) prints the CPU seconds of each part of the build and of the warm sweep, ``pool``
+(diagnostics) the wall time of both with the process pool and the CPU seconds of the parent and of the workers.
 """
 
 from __future__ import annotations
@@ -286,6 +287,47 @@ def where_time_goes(runs: int = RUNS) -> dict[str, Any]:
     }
 
 
+def where_the_cores_go(runs: int = RUNS) -> dict[str, Any]:
+    """Diagnostics, not a measure with a goal: the cold build and the warm sweep with the process pool (an executor
+    each), their wall time and the CPU seconds of this process (catalog writes, results, figures: on the cores the
+    workers use) and of the workers. On a shared machine the CPU seconds vary less than the wall time."""
+    import resource
+
+    from compressor.fleet import Catalog, build_catalog, discover, make_executor, run_fleet
+    from compressor.tokens import get_counter
+
+    def cpu(who: int) -> float:
+        usage = resource.getrusage(who)
+        return usage.ru_utime + usage.ru_stime
+
+    out: dict[str, Any] = {"measured": "wall and CPU seconds, this process and its workers (reaped at close)"}
+    with tempfile.TemporaryDirectory() as temp:
+        folder = Path(temp) / "runs"
+        write_fleet(folder, runs)
+        get_counter(grid(**BUILD_GRID).counter)  # loaded before the pool forks, as for the build measure
+        catalog = Catalog(Path(temp) / "catalog")
+        for phase, cells in (("cold_build", BUILD_GRID), ("warm_sweep", NEW_GRID)):
+            executor = make_executor()
+            inputs, _ = discover([folder])
+            own, workers = cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_CHILDREN)
+            began = time.perf_counter()
+            try:
+                if phase == "cold_build":
+                    build_catalog(catalog, inputs, grid(**cells), executor)
+                else:
+                    run_fleet([folder], grid(**cells), catalog, executor)
+                wall = time.perf_counter() - began
+            finally:
+                executor.close()
+            out[phase] = {
+                "wall": round(wall, 3),
+                "parent_cpu": round(cpu(resource.RUSAGE_SELF) - own, 3),
+                "workers_cpu": round(cpu(resource.RUSAGE_CHILDREN) - workers, 3),
+                "workers": executor.workers,
+            }
+    return out
+
+
 def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT))
     which = argv or ["build", "memory"]
@@ -296,6 +338,8 @@ def main(argv: list[str]) -> int:
         out["fleet_memory"] = run_memory()
     if "parts" in which:
         out["fleet_parts"] = where_time_goes()
+    if "pool" in which:
+        out["fleet_pool"] = where_the_cores_go()
     print(json.dumps(out, indent=2))
     return 0
 
