@@ -55,6 +55,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "continue",
     "crush",
     "cursor",
+    "copilot-chat",
 )
 
 

@@ -196,6 +196,8 @@ READERS = [
     FIXTURES / "formats" / "continue" / "8d3c5a7e-2b41-4f0e-9c6d-1a2b3c4d5e6f.json",
     FIXTURES / "formats" / "continue" / "2f9b1c44-5e6a-4d7b-8c9d-0e1f2a3b4c5d.json",
     FIXTURES / "formats" / "roo_code" / "api_conversation_history.json",
+    FIXTURES / "formats" / "copilot_chat" / "2d8e4f6a-0b1c-4d3e-9f5a-7b6c8d0e1f23.json",
+    FIXTURES / "formats" / "copilot_chat" / "5b7d9f1b-3d5f-4b7d-9f1b-3d5f7b9d1f62.jsonl",
 ]
 
 
