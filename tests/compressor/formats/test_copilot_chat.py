@@ -18,7 +18,7 @@ import pytest
 from compressor.census import count_messages
 from compressor.cli import EXIT_BAD_INPUT, EXIT_OK, main
 from compressor.errors import ConversationFormatError
-from compressor.formats import load_conversation
+from compressor.formats import chat, load_conversation
 from compressor.formats.copilot_chat import READER, SUMMARY_TAG
 from compressor.formats.copilot_log import replay
 from compressor.formats.copilot_parts import EMPTY_RESULT
@@ -361,11 +361,9 @@ class TestWrongShapes:
 
 class TestRegistry:
     def test_registered_before_the_general_shapes(self) -> None:
-        names = [reader.name for reader in READERS]
-        assert READER in READERS
-        for general in ("openai", "jsonl"):
-            if general in names:
-                assert names.index("copilot-chat") < names.index(general)
+        order = list(READERS)
+        for general in (chat.OBJECT_READER, chat.MESSAGES_READER, chat.NUMBERED_READER):
+            assert order.index(READER) < order.index(general)
 
     def test_other_formats_are_not_taken(self) -> None:
         from compressor.formats.shape import Shape
