@@ -23,6 +23,8 @@ conversation.ts`` (``IResultMetadata``: ``renderedUserMessage``, ``renderedGloba
   history) is an internal user message at the start. A request made by a button (``confirmation``: continue after
   the tool-call limit or an error) sends no user message.
 - Tool results (``LanguageModelToolResult``: text parts, prompt-tsx trees) are their text; data parts are left out.
+  Call ids stay as stored, with the ``__vscode-N`` suffix VS Code adds (Copilot strips it from calls and results
+  alike before sending: ``stripInternalToolCallIds``).
 - A request without rounds (Ask mode, other participants) is its reply's markdown; a failed one with no reply is
   left out. A request undone by restoring a checkpoint (``shouldBeRemovedOnSend``) is left out, as Copilot does.
 - Usage: a round's ``usage`` (OpenAI's counts) on its message; else the turn's ``promptTokens``/``outputTokens``
