@@ -56,6 +56,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "crush",
     "cursor",
     "copilot-chat",
+    "amazon-q",
 )
 
 

@@ -10,6 +10,8 @@ from compressor.formats import (
     agents_sqlite,
     ai_sdk,
     ai_sdk_ui,
+    amazon_q,
+    amazon_q_store,
     antigravity,
     atif,
     chat,
@@ -62,6 +64,7 @@ READERS: tuple[Reader, ...] = (
     continue_dev.READER,
     continue_dev.INDEX_READER,
     copilot_chat.READER,
+    amazon_q.READER,
     swe_agent_text.READER,
     swe_agent.READER,
     records.READER,
@@ -92,6 +95,7 @@ STORE_READERS: tuple[StoreReader, ...] = (
     goose_store.STORE_READER,
     crush.STORE_READER,
     cursor.STORE_READER,
+    amazon_q_store.STORE_READER,
     agents_sqlite.STORE_READER,
 )
 

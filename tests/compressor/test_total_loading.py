@@ -198,6 +198,7 @@ READERS = [
     FIXTURES / "formats" / "roo_code" / "api_conversation_history.json",
     FIXTURES / "formats" / "copilot_chat" / "2d8e4f6a-0b1c-4d3e-9f5a-7b6c8d0e1f23.json",
     FIXTURES / "formats" / "copilot_chat" / "5b7d9f1b-3d5f-4b7d-9f1b-3d5f7b9d1f62.jsonl",
+    FIXTURES / "formats" / "amazon_q" / "ledger-split.json",
 ]
 
 
