@@ -29,8 +29,9 @@ both are read.
   ``latest_summary``; Q then opens every request with a context turn carrying it and its fixed reply. Both are read
   first, the summary turn internal and recorded as a compaction (no token counts are kept).
 - Not in the state, so not read: the context files' and agent-spawn hooks' text Q puts in that context turn (read from
-  disk at each request; the paths are ``metadata["context_files"]``), the agent's prompt, the system prompt, the
-  ``transcript`` (the screen's copy), and a tangent's stashed main conversation (skipped, with a reading).
+  disk at each request; the paths are ``metadata["context_files"]``, the whole turn's length in characters when last
+  sent, ``context_message_length``, is ``metadata["context_turn_chars"]``), the agent's prompt, the system prompt,
+  the ``transcript`` (the screen's copy), and a tangent's stashed main conversation (skipped, with a reading).
 - Metadata: ``model_info.model_id`` (older ``model``, else the latest request's ``model_id``), its
   ``context_window_tokens``, the working directory (the row's key, else the turns' ``env_state``), the conversation id
   and the agent profile. The state records no token usage: windows are counted.
@@ -357,6 +358,11 @@ def state_metadata(state: dict[str, Any], agent: str) -> dict[str, Any]:
             metadata["context_files"] = list(paths)
         if isinstance(manager.get("current_profile"), str) and manager["current_profile"]:
             metadata["profile"] = manager["current_profile"]
+    length = state.get("context_message_length")
+    if isinstance(length, int) and not isinstance(length, bool) and 0 < length <= MAX_TOKEN_COUNT:
+        metadata["context_turn_chars"] = (
+            length  # what the unstored files added: compare with the summary turn
+        )
     return metadata
 
 

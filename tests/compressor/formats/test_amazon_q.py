@@ -162,6 +162,7 @@ class TestSavedState:
             "context_window": 200000,
             "context_files": ["AmazonQ.md", "AGENTS.md", "README.md", ".amazonq/rules/**/*.md"],
             "profile": "q_cli_default",
+            "context_turn_chars": 2281,
             "cwd": "/home/dev/ledger",
         }
         assert [tool.name for tool in run.tools] == [
