@@ -390,3 +390,22 @@ def test_a_row_without_a_history_names_it(tmp_path: Path) -> None:
         load_error(path)
         == f"{path}: conversations row /home/dev/ledger.value.history: must be a list, got null"
     )
+
+
+def test_a_tangents_stashed_main_conversation_is_skipped_with_a_reading(tmp_path: Path) -> None:
+    state = saved()
+    main_history = state["history"][:1]
+    state["tangent_state"] = {"main_history": main_history, "main_next_message": None, "main_transcript": [],
+                              "main_latest_summary": None, "tangent_start_time": [2025, 287, 7, 44, 2, 0, 0, 0, 0]}  # fmt: skip
+    run = load_conversation(written(state, tmp_path / "s.json"))
+    assert len(run.messages) == 13  # the tangent is what Q sends; the stashed turns are not read again
+    (skipped,) = [r for r in run.readings if r.code == "events_skipped"]
+    assert "tangent" in skipped.detail
+
+
+def test_a_kiro_row_with_only_the_fields_it_needs_reads(tmp_path: Path) -> None:
+    full = saved()
+    state = {key: full[key] for key in ("conversation_id", "history", "model_info")}
+    path = database(tmp_path / "data.sqlite3", {"/home/dev/ledger": state}, kiro=True)
+    (run,) = load_conversations(path)
+    assert len(run.messages) == 11 and run.tools == [] and run.metadata["model"] == "claude-sonnet-4"
