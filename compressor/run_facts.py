@@ -7,6 +7,7 @@ conversation beside its token profiles, so a change of settings rebuilds none of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .census import MessageCounts, count_messages
@@ -23,8 +24,8 @@ class RunFacts:
     roles: tuple[str, ...]
     internal: tuple[bool, ...]
     last_user_index: int
-    #: ``spans.call_reach`` of the messages: the keep count's tool boundary in one look-up per step
-    reach: tuple[int, ...]
+    #: ``spans.call_reach`` of the messages: the keep count's tool boundary in one look-up per step (read only)
+    reach: Sequence[int]
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,7 @@ class RunIndex:
         messages = conversation.messages
         counted = profile(conversation, counter)
         self.n = len(messages)
-        self.original_cumulative: tuple[int, ...] = counted.cumulative
+        self.original_cumulative: Sequence[int] = counted.cumulative
         self.system_tokens = sum(counted.system_tokens)
         self.system_count = len(conversation.system)
         self.tools_tokens = counted.tools_tokens

@@ -67,8 +67,8 @@ class TestCallReach:
 
     def test_each_start_reaches_the_earliest_call_its_results_need(self) -> None:
         messages = [user("go"), call("a"), call("b"), result("a"), result("b")]
-        assert call_reach(messages) == (1, 1, 1, 1, 2, 5)
-        assert call_reach([]) == (0,)
+        assert list(call_reach(messages)) == [1, 1, 1, 1, 2, 5]
+        assert list(call_reach([])) == [0]
 
     def test_the_boundary_follows_a_chain_through_the_table(self) -> None:
         # Keeping result b pulls in its call at 2; result a at 3 then pulls in call a at 1.
