@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..dumps.files import inside
-from ..formats.places import database_tally, find_sessions, folder_tally, is_store_folder
+from ..formats.places import database_tally, find_sessions, folder_tally, is_store_folder, superseded
 from ..jsontext import encodable
 from .values import Broken
 
@@ -102,7 +102,7 @@ def _walk(folder: Path, broken: list[Broken]) -> Iterable[Path]:
                     broken.append(Broken(str(path), "links outside the folder; not read"))
                 elif not path.is_file():  # a FIFO would block the read, a device never end
                     broken.append(Broken(str(path), "is not a regular file"))
-                else:
+                elif not superseded(path):  # an older copy beside its session's newer file is no second run
                     yield path
 
 

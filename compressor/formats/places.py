@@ -189,6 +189,24 @@ def _superseded(path: Path, newer_suffix: str) -> bool:
     return newer.is_file() and not newer.is_symlink()
 
 
+#: The patterns of the places whose agent moved to a newer suffix, with that suffix (each pair once).
+_REWRITTEN: tuple[tuple[str, str], ...] = tuple(
+    dict.fromkeys(
+        (pattern, place.newer_suffix) for place in PLACES if place.newer_suffix for pattern in place.patterns
+    )
+)
+
+
+def superseded(path: Path) -> bool:
+    """An older copy of a session wherever its folder was found (a fleet walking any folder): a place's pattern
+    matches the path's tail (``workspaceStorage/*/chatSessions/*.json``) and the file its agent rewrote it as is
+    beside it, as ``find_sessions`` leaves it out."""
+    return any(
+        path.suffix != newer and path.match(pattern) and _superseded(path, newer)
+        for pattern, newer in _REWRITTEN
+    )
+
+
 def _session(agent: str, path: Path, size: int, mtime: float) -> SessionFile:
     return SessionFile(agent=agent, path=path, size=size, modified=datetime.fromtimestamp(mtime, UTC))
 

@@ -78,6 +78,16 @@ class TestDiscover:
         inputs, _ = discover([], standard=True, home=tmp_path, environ={})
         assert [(i.path, i.agent) for i in inputs] == [(str(session), "claude-code")]
 
+    def test_a_copilot_sessions_older_json_beside_its_log_is_not_read_twice(self, tmp_path: Path) -> None:
+        """VS Code 1.109+ writes ``<id>.jsonl`` beside the ``<id>.json`` it replaces: one session, one input,
+        as the standard places list it (``formats.places``); a .json alone, or named outright, is read."""
+        sessions = tmp_path / "User" / "workspaceStorage" / "9c1e" / "chatSessions"
+        old, log, alone = (touch(sessions / name, "{}") for name in ("5b7d.json", "5b7d.jsonl", "2d8e.json"))
+        elsewhere = [touch(tmp_path / "exports" / name, "{}") for name in ("5b7d.json", "5b7d.jsonl")]
+        inputs, broken = discover([tmp_path])
+        assert sorted(i.path for i in inputs) == sorted(map(str, (log, alone, *elsewhere))) and broken == []
+        assert [i.path for i in discover([old])[0]] == [str(old)]
+
 
 STORES = FIXTURES / "formats"
 
