@@ -26,7 +26,8 @@ condense (``src/core/condense/index.ts``) appends a summary marked ``isSummary``
 ``## Conversation Summary``; before May 2025's "fresh start" an assistant message) and tags what it replaced with
 ``condenseParent``: the summary is an internal turn recorded as a compaction, the tagged messages stay. A sliding-
 window truncation marker (``isTruncationMarker``) is an internal turn; reasoning blocks in a reply go beside its
-content, and a standalone ``type: "reasoning"`` item of older files is left out.
+content, and a standalone ``type: "reasoning"`` item of older files is left out. The file does not say which of
+the three wrote it, so ``metadata`` names no agent (the standard place does: ``formats.places``).
 
 Usage: ``metrics.tokens`` of an assistant message → ``usage_metadata`` with ``total_tokens`` = prompt + completion +
 cached, the sum Cline's own context manager uses as the window of that call.
@@ -391,7 +392,8 @@ def from_history(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversati
     messages, compactions, filled = fill_unanswered(history.finished(), history.compactions, NO_RESULT)
     history.tally.add("recorded_compactions", len(compactions))
     history.tally.add("results_filled_in", filled, note=f'"{NO_RESULT}"')
-    metadata: dict[str, Any] = {"agent": "cline"}
+    # No "agent": Cline, Roo Code and Kilo Code write the same file; the place it was found in names which (fleet).
+    metadata: dict[str, Any] = {}
     if history.model:
         metadata["model"] = history.model
         history.tally.note("model_from_file", history.model)
