@@ -15,12 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..dumps.files import inside
-from ..formats.places import database_tally, find_sessions, folder_tally, is_store_folder, superseded
+from ..formats.places import database_tally, find_sessions, folder_tally, is_store_folder, left_out
 from ..jsontext import encodable
 from .values import Broken
 
-#: What the readers take (``formats``): JSON and JSONL of every agent, SWE-agent trajectories, SQLite stores.
-SUFFIXES: frozenset[str] = frozenset({".json", ".jsonl", ".ndjson", ".traj", ".db", ".sqlite", ".sqlite3"})
+#: What the readers take (``formats``): JSON and JSONL of every agent, SWE-agent trajectories, SQLite stores
+#: (Cursor's is ``state.vscdb``).
+SUFFIXES: frozenset[str] = frozenset(
+    {".json", ".jsonl", ".ndjson", ".traj", ".db", ".sqlite", ".sqlite3", ".vscdb"}
+)
 #: Folders never walked: caches and version control hold no runs.
 SKIPPED_FOLDERS: frozenset[str] = frozenset({".git", "__pycache__", "node_modules", ".venv"})
 
@@ -88,7 +91,8 @@ def _walk(folder: Path, broken: list[Broken]) -> Iterable[Path]:
     for root, folders, files in os.walk(folder, onerror=failed, followlinks=False):
         if is_store(Path(root)):
             folders[:] = []
-            yield Path(root)
+            if Path(root) == folder or not left_out(Path(root)):  # a store it migrated from is no second run
+                yield Path(root)
             continue
         folders[:] = sorted(f for f in folders if f not in SKIPPED_FOLDERS)
         for name in sorted(files):
@@ -102,7 +106,7 @@ def _walk(folder: Path, broken: list[Broken]) -> Iterable[Path]:
                     broken.append(Broken(str(path), "links outside the folder; not read"))
                 elif not path.is_file():  # a FIFO would block the read, a device never end
                     broken.append(Broken(str(path), "is not a regular file"))
-                elif not superseded(path):  # an older copy beside its session's newer file is no second run
+                elif not left_out(path):  # an older copy, an index, an imported file (formats.places)
                     yield path
 
 

@@ -37,6 +37,8 @@ class Place:
     # A suffix the agent moved to: a match with a sibling of the same name and this suffix is that session's older
     # copy (VS Code keeps ``<id>.json`` beside the ``<id>.jsonl`` log that replaced it) and is not listed.
     newer_suffix: str = ""
+    # Files beside the first store that it imported and the agent left behind (Goose's <id>.jsonl): not listed.
+    imported: tuple[str, ...] = ()
 
     def root(self, home: Path, environ: Mapping[str, str]) -> Path | None:
         if self.env and environ.get(self.env):
@@ -82,9 +84,18 @@ PLACES: tuple[Place, ...] = (
         env="XDG_DATA_HOME",
         env_suffix="goose/sessions",
         stores=("sessions.db",),
+        imported=("*.jsonl",),
     ),
     # GOOSE_PATH_ROOT (an absolute path) holds all of Goose's folders, its data in data/ (config/paths.rs).
-    Place("goose", None, (), env="GOOSE_PATH_ROOT", env_suffix="data/sessions", stores=("sessions.db",)),
+    Place(
+        "goose",
+        None,
+        (),
+        env="GOOSE_PATH_ROOT",
+        env_suffix="data/sessions",
+        stores=("sessions.db",),
+        imported=("*.jsonl",),
+    ),
     # Cursor keeps every workspace's agent chats in its own storage database (table cursorDiskKV).
     *(
         Place("cursor", f"{base}/Cursor/User/globalStorage", (), stores=("state.vscdb",))
@@ -197,14 +208,36 @@ _REWRITTEN: tuple[tuple[str, str], ...] = tuple(
 )
 
 
-def superseded(path: Path) -> bool:
-    """An older copy of a session wherever its folder was found (a fleet walking any folder): a place's pattern
-    matches the path's tail (``workspaceStorage/*/chatSessions/*.json``) and the file its agent rewrote it as is
-    beside it, as ``find_sessions`` leaves it out."""
-    return any(
+def _leaving_beside(places: tuple[Place, ...]) -> dict[str, tuple[Place, ...]]:
+    """The places that leave something beside their sessions, by the name of their folder ("opencode")."""
+    found: dict[str, tuple[Place, ...]] = {}
+    for place in places:
+        if place.exclude or len(place.stores) > 1 or place.imported:
+            name = Path(place.env_suffix if place.folder is None else place.folder).name
+            found[name] = (*found.get(name, ()), place)
+    return found
+
+
+_BESIDE = _leaving_beside(PLACES)
+
+
+def left_out(path: Path) -> bool:
+    """A file or store folder that the standard places do not list, wherever its folder was found (a fleet
+    walking any folder): an older copy beside its newer file (a place's pattern matches the path's tail,
+    ``workspaceStorage/*/chatSessions/*.json``), an index, a store the agent migrated from to the first one
+    beside it, or a file that store imported (by the names of the place's folder, its stores and files)."""
+    if any(
         path.suffix != newer and path.match(pattern) and _superseded(path, newer)
         for pattern, newer in _REWRITTEN
-    )
+    ):
+        return True
+    for place in _BESIDE.get(path.parent.name, ()):
+        if path.name in place.exclude:
+            return True
+        later = path.name in place.stores or any(path.match(pattern) for pattern in place.imported)
+        if later and _store(path.parent, place.stores) not in (None, path):
+            return True
+    return False
 
 
 def _session(agent: str, path: Path, size: int, mtime: float) -> SessionFile:

@@ -278,7 +278,23 @@ def saved_fleet(home: tuple[Path, dict[str, Session]]) -> dict[str, Any]:
         return fleet_runs(folder, str(folder / "saved"), str(sessions["crush"].path))
 
 
+@pytest.fixture(scope="module")
+def home_fleet(home: tuple[Path, dict[str, Session]]) -> dict[str, Any]:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        point_at(home[0], monkeypatch)
+        return fleet_runs(home[0], str(home[0]), "--ratios", "0.8")
+
+
 class TestFleet:
+    def test_the_home_given_as_a_path_is_every_session_once(
+        self, home: tuple[Path, dict[str, Session]], home_fleet: dict[str, Any]
+    ) -> None:
+        """The whole home walked: no index read as a broken run, no older copy or imported file a second time."""
+        assert home_fleet["broken"] == []
+        catalogued = sorted({run["path"] for run in home_fleet["runs"]})
+        assert catalogued == sorted(str(s.path) for s in home[1].values())
+        assert len(home_fleet["runs"]) == sum(s.conversations for s in home[1].values())
+
     def test_the_standard_places_are_catalogued_with_nothing_broken(
         self, home: tuple[Path, dict[str, Session]], standard_fleet: dict[str, Any]
     ) -> None:

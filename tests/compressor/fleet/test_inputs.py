@@ -88,6 +88,32 @@ class TestDiscover:
         assert sorted(i.path for i in inputs) == sorted(map(str, (log, alone, *elsewhere))) and broken == []
         assert [i.path for i in discover([old])[0]] == [str(old)]
 
+    def test_cursors_state_database_is_found_in_a_folder(self, tmp_path: Path) -> None:
+        database = touch(tmp_path / "Cursor" / "User" / "globalStorage" / "state.vscdb", "")
+        assert [i.path for i in discover([tmp_path])[0]] == [str(database)]
+
+    def test_what_an_agent_left_beside_its_store_or_an_index_is_no_run(self, tmp_path: Path) -> None:
+        """Goose's imported <id>.jsonl beside sessions.db, OpenCode's storage/ beside the opencode.db it moved
+        into, Continue's sessions.json index: left out as the standard places leave them out; each is read where
+        it stands alone, or named outright."""
+        goose = tmp_path / "goose" / "sessions"
+        database, imported = touch(goose / "sessions.db", ""), touch(goose / "20250918_143012.jsonl", "{}")
+        opencode = tmp_path / "opencode"
+        shutil.copytree(fixture(STORES / "opencode" / "storage"), opencode / "storage")
+        migrated = touch(opencode / "opencode.db", "")
+        index = touch(tmp_path / ".continue" / "sessions" / "sessions.json")
+        session = touch(tmp_path / ".continue" / "sessions" / "2f9b.json", "{}")
+        inputs, broken = discover([tmp_path])
+        assert sorted(i.path for i in inputs) == sorted(map(str, (database, migrated, session)))
+        assert broken == []
+        assert [i.path for i in discover([imported])[0]] == [str(imported)]
+        assert [i.path for i in discover([opencode / "storage"])[0]] == [str(opencode / "storage")]
+        assert [i.path for i in discover([index])[0]] == [str(index)]
+        database.unlink()
+        migrated.unlink()
+        alone = sorted(i.path for i in discover([tmp_path])[0])
+        assert alone == sorted(map(str, (imported, opencode / "storage", session)))
+
 
 STORES = FIXTURES / "formats"
 
