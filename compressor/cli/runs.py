@@ -9,14 +9,15 @@ from typing import Any, TextIO
 
 from ..errors import ConversationFormatError
 from ..formats import load_conversations
-from ..formats.places import find_sessions
+from ..formats.places import PLACES, find_sessions
 from ..jsontext import json_text
 from .common import EXIT_OK
 
 
 def add_parser(subparsers: Any) -> None:
+    agents = ", ".join(dict.fromkeys(place.agent for place in PLACES))  # every agent with a standard place
     parser = subparsers.add_parser(
-        "runs", help="list the sessions Claude Code, Codex, Gemini CLI, Qwen Code, OpenCode, Goose and Cline wrote"
+        "runs", help=f"list the sessions agents wrote in their standard places: {agents}"
     )
     parser.add_argument("--home", metavar="DIR", help="look under this home folder instead of yours")
     parser.add_argument(

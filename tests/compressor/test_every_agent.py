@@ -234,6 +234,16 @@ class TestRuns:
         assert "error" not in rows[0] and rows[0]["messages"] > 0
 
 
+def test_the_help_names_every_agent_runs_lists(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli("--help")
+    lines = capsys.readouterr().out.splitlines()
+    start = next(n for n, line in enumerate(lines) if line.strip().startswith("runs "))
+    end = next(n for n in range(start + 1, len(lines)) if not lines[n].startswith(" " * 8))
+    said = " ".join(line.strip() for line in lines[start:end])  # argparse wraps the help line
+    assert [agent for agent in STANDARD if agent not in said.split("places: ")[1]] == []
+
+
 @pytest.mark.parametrize("agent", EVERY)
 def test_inspect_prints_a_decision_for_each_conversation(
     agent: str, pointed: tuple[Path, dict[str, Session]]
