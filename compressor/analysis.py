@@ -122,7 +122,8 @@ class Analysis:
     def per_message(self) -> tuple[MessageRow, ...]:
         facts, tokens = self.facts, self.profile.tokens
         segments = self.span.segments(len(tokens))
-        return tuple(map(MessageRow, range(len(tokens)), facts.roles, tokens, segments, facts.internal))
+        internal = map(bool, facts.internal)
+        return tuple(map(MessageRow, range(len(tokens)), facts.roles, tokens, segments, internal))
 
     def message_dicts(self, begin: int = 0, end: int | None = None) -> list[dict[str, Any]]:
         """``[row.to_dict() for row in self.per_message[begin:end]]``, built without the rows."""
@@ -136,7 +137,7 @@ class Analysis:
                 facts.roles[begin:end],
                 tokens[begin:end],
                 self.span.segments(end, begin),
-                facts.internal[begin:end],
+                map(bool, facts.internal[begin:end]),
                 strict=True,
             )
         ]

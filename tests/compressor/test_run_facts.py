@@ -41,7 +41,7 @@ class TestRunFacts:
         facts = run_facts(conversation)
         messages = conversation.messages
         assert facts.roles == tuple(m.role for m in messages)
-        assert facts.internal == tuple(m.is_internal for m in messages) and any(facts.internal)
+        assert list(map(bool, facts.internal)) == [m.is_internal for m in messages] and any(facts.internal)
         assert facts.last_user_index == last_user_index(messages) == len(messages) - 1
         assert facts.reach == call_reach(messages)
         assert message_counts(conversation) == count_messages(conversation)
