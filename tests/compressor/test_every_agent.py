@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from compressor.cli import main
+from compressor.formats.places import find_sessions, left_out
 from tests.compressor.formats import test_amazon_q, test_crush, test_cursor, test_goose, test_opencode
 from tests.conftest import FIXTURES, fixture
 
@@ -232,6 +233,18 @@ class TestRuns:
         rows = [row for row in listed if row["path"] == str(home[1][agent].path)]
         assert len(rows) == 1 and rows[0]["agent"] == agent
         assert "error" not in rows[0] and rows[0]["messages"] > 0
+
+
+def test_each_file_in_the_places_is_listed_or_left_out_never_both(
+    pointed: tuple[Path, dict[str, Session]],
+) -> None:
+    """What the fleet leaves out of a folder walk (``left_out``) is what the standard listing leaves out."""
+    folder, sessions = pointed
+    listed = {session.path for session in find_sessions()}
+    standard = {s.path for s in sessions.values() if s.standard}
+    files = {p for p in folder.rglob("*") if p.is_file() and not p.is_relative_to(folder / "saved")}
+    files -= {p for p in files if p.is_relative_to(sessions["crush"].path.parent)}
+    assert listed == standard and {p for p in files if left_out(p)} == files - listed
 
 
 def test_the_help_names_every_agent_runs_lists(capsys: pytest.CaptureFixture[str]) -> None:
