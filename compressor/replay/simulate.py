@@ -11,6 +11,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..analysis import run_model_of
 from ..backends import Backend
 from ..config import CurrentRoundCompressorConfig
 from ..messages import Conversation, Message
@@ -148,7 +149,7 @@ def simulate(
     config = config or CurrentRoundCompressorConfig()
     if model is None and config.model is not None:
         model = config.model.model_name
-    capacity = resolve_context_max(context_max, model)
+    capacity = resolve_context_max(context_max, model, run_model=run_model_of(conversation))
     token_counter = get_counter(counter) if isinstance(counter, str) else counter
     summary_model = SummaryModel.parse(summary)
     tools = tuple(read_tools)
