@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from compressor.dumps.files import MAX_READ_BYTES, UnreadableFile, read_regular
+from compressor.formats.source import RUN_FILE_SUFFIXES
+from compressor.formats.stores import DATABASE_SUFFIXES
 from compressor.jsontext import encodable
 
 #: Environment variable naming the roots, separated by ``os.pathsep``.
@@ -29,9 +31,8 @@ DEFAULT_ROOTS: tuple[Path, ...] = (PROJECT_DIR / "dumps", SAMPLES_DIR)
 #: How a page names this server's temporary folder (the real path is never shown).
 TEMP_LABEL = "(temporary folder)"
 #: Files the Load page offers (a zip may hold many of them).
-#: SQLite session stores (``sessions.db``, ``opencode.db``, Cursor's ``state.vscdb``) are read by their path.
-DATABASE_SUFFIXES: tuple[str, ...] = (".db", ".sqlite", ".sqlite3", ".vscdb")
-CONVERSATION_SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj", ".zip", *DATABASE_SUFFIXES)
+#: What the file pickers offer: run files, zips of them, SQLite session stores (read by their path).
+CONVERSATION_SUFFIXES: tuple[str, ...] = (*RUN_FILE_SUFFIXES, ".zip", *DATABASE_SUFFIXES)
 
 
 class OutsideRootError(ValueError):

@@ -14,11 +14,11 @@ from pathlib import Path, PurePosixPath
 
 from compressor.dumps import DumpRecord
 from compressor.errors import CompressorError
+from compressor.formats.source import RUN_FILE_SUFFIXES
+from compressor.formats.stores import DATABASE_SUFFIXES
 from compressor.image_tokens import is_image_part
 from compressor.jsontext import inert_escapes, may_hold_surrogates, writable_value
 from compressor.messages import Conversation, Message
-
-from .roots import DATABASE_SUFFIXES
 
 #: Upload limit of the whole request and of a zip's total uncompressed size (matches server.maxUploadSize).
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
@@ -32,7 +32,7 @@ MAX_MESSAGE_CHARS = 2_000_000
 MAX_SESSION_CHARS = 2 * MAX_TOTAL_BYTES
 #: Member suffixes read from a zip (nested archives are not opened); SQLite session stores (OpenCode's
 #: ``opencode.db``, an Agents SDK session) are read from their bytes, never from a path.
-MEMBER_SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj", *DATABASE_SUFFIXES)
+MEMBER_SUFFIXES: tuple[str, ...] = (*RUN_FILE_SUFFIXES, *DATABASE_SUFFIXES)
 #: What the Load page's uploader takes: the member suffixes and zip archives.
 UPLOAD_TYPES: tuple[str, ...] = (*(suffix.lstrip(".") for suffix in MEMBER_SUFFIXES), "zip")
 

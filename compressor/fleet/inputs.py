@@ -16,14 +16,13 @@ from pathlib import Path
 
 from ..dumps.files import inside
 from ..formats.places import database_tally, find_sessions, folder_tally, is_store_folder, left_out
+from ..formats.source import RUN_FILE_SUFFIXES
+from ..formats.stores import DATABASE_SUFFIXES
 from ..jsontext import encodable
 from .values import Broken
 
-#: What the readers take (``formats``): JSON and JSONL of every agent, SWE-agent trajectories, SQLite stores
-#: (Cursor's is ``state.vscdb``).
-SUFFIXES: frozenset[str] = frozenset(
-    {".json", ".jsonl", ".ndjson", ".traj", ".db", ".sqlite", ".sqlite3", ".vscdb"}
-)
+#: What the readers take (``formats``): run files and SQLite stores.
+SUFFIXES: frozenset[str] = frozenset((*RUN_FILE_SUFFIXES, *DATABASE_SUFFIXES))
 #: Folders never walked: caches and version control hold no runs.
 SKIPPED_FOLDERS: frozenset[str] = frozenset({".git", "__pycache__", "node_modules", ".venv"})
 

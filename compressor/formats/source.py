@@ -25,6 +25,9 @@ MAX_FILE_BYTES = 200 * 1024 * 1024
 #: Deepest nesting of lists/objects we accept; real transcripts stay far below it.
 MAX_DEPTH = 100
 
+#: Names of the files the readers take: JSON and JSONL of every agent, SWE-agent trajectories (the content decides
+#: the format; these only pick which files a folder walk or a file picker offers).
+RUN_FILE_SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj")
 _JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 _MB = 1024 * 1024
 #: Bytes read at a time when a file's top-level array is parsed element by element.

@@ -26,6 +26,9 @@ from compressor.formats.problems import FormatProblem, Loc
 from compressor.formats.source import MAX_FILE_BYTES, check_depth
 from compressor.messages import Conversation
 
+#: Names SQLite session stores go by (``sessions.db``, ``opencode.db``, ``data.sqlite3``, Cursor's ``state.vscdb``);
+#: a database is told by its first bytes, these only pick which files a folder walk or a file picker offers.
+DATABASE_SUFFIXES: tuple[str, ...] = (".db", ".sqlite", ".sqlite3", ".vscdb")
 #: The first 16 bytes of every SQLite 3 database file.
 SQLITE_HEADER = b"SQLite format 3\x00"
 _MB = 1024 * 1024
