@@ -72,7 +72,9 @@ _ERROR_HEADER = "[An error occurred during execution.]\n"
 
 def is_event(value: Any) -> bool:
     kind = value.get("kind") if isinstance(value, dict) else None
-    return isinstance(kind, str) and kind in KINDS and "source" in value  # a list or object kind is unhashable
+    return (
+        isinstance(kind, str) and kind in KINDS and "source" in value
+    )  # a list or object kind is unhashable
 
 
 def _content(parts: Any) -> str | list[dict[str, Any]]:

@@ -105,7 +105,9 @@ def read_store(store: Store) -> list[Conversation]:
     reader = next((reader for reader in STORE_READERS if reader.looks_like(store)), None)
     if reader is None:
         if store.kind == "sqlite" and not store.tables():
-            list(rows(store, "SELECT name FROM sqlite_master"))  # a corrupt file says so, not "no format I know"
+            list(
+                rows(store, "SELECT name FROM sqlite_master")
+            )  # a corrupt file says so, not "no format I know"
         what = "a directory" if store.kind == "directory" else "an SQLite database"
         names = ", ".join(reader.name for reader in STORE_READERS)
         raise FormatProblem(Loc(), f"is {what} holding no conversation in a format I know (tried: {names})")
