@@ -78,6 +78,17 @@ def check_usage(usage: Any, loc: Loc) -> dict[str, Any]:
     return usage
 
 
+def token_count(value: Any, loc: Loc) -> int | None:
+    """One token count a file wrote under a name ``check_usage`` does not read (camelCase), or None when absent."""
+    if value is None:
+        return None
+    if not is_number(value) or value < 0:
+        raise FormatProblem(loc, f"must be a token count, got {type_name(value)} {short(value)}")
+    if value > MAX_TOKEN_COUNT:
+        raise FormatProblem(loc, f"{value:.3g} tokens is more than any context window holds")
+    return int(value)
+
+
 def check_content(content: Any, loc: Loc) -> None:
     """Content is null, a string, or a list of strings and objects whose ``type`` (if any) is a string."""
     if content is None or isinstance(content, str):

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compressor.formats import anthropic
-from compressor.formats.building import MAX_TOKEN_COUNT, build_message, is_number
-from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, short, type_name
+from compressor.formats.building import build_message, is_number, token_count
+from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, type_name
 from compressor.formats.shape import Reader, Shape
 from compressor.formats.tally import Tally, assemble, fill_unanswered
 from compressor.messages import Conversation, RecordedCompaction
@@ -116,29 +116,18 @@ def _parts(content: Any, loc: Loc) -> list[Any]:
     return out
 
 
-def _count(value: Any, loc: Loc) -> int | None:
-    """A token count Continue wrote (camelCase, which ``check_usage`` does not see), or None when absent."""
-    if value is None:
-        return None
-    if not is_number(value) or value < 0:
-        raise FormatProblem(loc, f"must be a token count, got {type_name(value)} {short(value)}")
-    if value > MAX_TOKEN_COUNT:
-        raise FormatProblem(loc, f"{value:.3g} tokens is more than any context window holds")
-    return int(value)
-
-
 def _usage(usage: Any, loc: Loc) -> dict[str, Any] | None:
     """Continue's ``Usage`` (OpenAI's: the prompt counts cached tokens too) as ``usage_metadata``."""
     if usage is None:
         return None
     usage = expect_dict(usage, loc, "a usage object")
-    prompt = _count(usage.get("promptTokens"), loc.key("promptTokens"))
-    completion = _count(usage.get("completionTokens"), loc.key("completionTokens"))
+    prompt = token_count(usage.get("promptTokens"), loc.key("promptTokens"))
+    completion = token_count(usage.get("completionTokens"), loc.key("completionTokens"))
     details = usage.get("promptTokensDetails")
     details_loc = loc.key("promptTokensDetails")
     details = expect_dict(details, details_loc, "token details") if details is not None else {}
-    cached = _count(details.get("cachedTokens"), details_loc.key("cachedTokens"))
-    _count(details.get("cacheWriteTokens"), details_loc.key("cacheWriteTokens"))
+    cached = token_count(details.get("cachedTokens"), details_loc.key("cachedTokens"))
+    token_count(details.get("cacheWriteTokens"), details_loc.key("cacheWriteTokens"))
     if prompt is None or completion is None:
         return None
     out = {"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion}

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compressor.formats import anthropic, copilot_parts
-from compressor.formats.building import build_message, is_number
+from compressor.formats.building import build_message, is_number, token_count
 from compressor.formats.copilot_log import replay, starts_a_log
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, type_name
 from compressor.formats.shape import Reader, Shape
@@ -347,7 +347,7 @@ def _prompt_budget(raw: dict[str, Any], model: str) -> int | None:
     if not isinstance(identifier, str) or identifier.split("/", 1)[-1] != model or not isinstance(info, dict):
         return None
     where = Loc().key("inputState").key("selectedModel").key("metadata").key("maxInputTokens")
-    return copilot_parts.count(info.get("maxInputTokens"), where) or None
+    return token_count(info.get("maxInputTokens"), where) or None
 
 
 def from_session(raw: dict[str, Any], *, name: str, writer: str) -> Conversation:

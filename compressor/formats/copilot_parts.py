@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from compressor.formats.building import MAX_TOKEN_COUNT, check_usage, is_number
-from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, short, type_name
+from compressor.formats.building import check_usage, token_count
+from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, type_name
 from compressor.formats.tally import Tally
 
 #: What Copilot sends for a tool result with no content (``IfEmpty alt``).
@@ -26,17 +26,6 @@ EMPTY_RESULT = "(empty)"
 RAW_IMAGE, RAW_TEXT = 0, 1
 #: prompt-tsx's JSON node kinds (``PromptNodeType``).
 TSX_PIECE, TSX_TEXT = 1, 2
-
-
-def count(value: Any, loc: Loc) -> int | None:
-    """A camelCase token count (``check_usage`` reads only snake_case keys), or None when absent."""
-    if value is None:
-        return None
-    if not is_number(value) or value < 0:
-        raise FormatProblem(loc, f"must be a token count, got {type_name(value)} {short(value)}")
-    if value > MAX_TOKEN_COUNT:
-        raise FormatProblem(loc, f"{value:.3g} tokens is more than any context window holds")
-    return int(value)
 
 
 def round_usage(usage: Any, loc: Loc) -> dict[str, Any] | None:
@@ -62,8 +51,8 @@ def turn_usage(request: dict[str, Any], metadata: dict[str, Any], loc: Loc) -> d
     """The turn's own counts: Copilot's ``promptTokens``/``outputTokens``, else VS Code's newer ones."""
     where = loc.key("result").key("metadata")
     for holder, at, output in ((metadata, where, "outputTokens"), (request, loc, "completionTokens")):
-        prompt = count(holder.get("promptTokens"), at.key("promptTokens"))
-        completion = count(holder.get(output), at.key(output))
+        prompt = token_count(holder.get("promptTokens"), at.key("promptTokens"))
+        completion = token_count(holder.get(output), at.key(output))
         if prompt is not None and completion is not None:
             return {"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion}
     return None
