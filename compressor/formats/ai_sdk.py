@@ -27,7 +27,15 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, short, type_name
+from compressor.formats.problems import (
+    FormatProblem,
+    Loc,
+    expect_dict,
+    expect_list,
+    expect_name,
+    short,
+    type_name,
+)
 from compressor.formats.session_log import SessionLog
 from compressor.formats.shape import Reader, Shape
 from compressor.messages import Conversation
@@ -152,12 +160,7 @@ def _string(part: dict[str, Any], key: str, loc: Loc) -> str:
 
 
 def _call_id(part: dict[str, Any], loc: Loc) -> str:
-    value = part.get("toolCallId")
-    if not isinstance(value, str) or not value:
-        raise FormatProblem(
-            loc.key("toolCallId"), f"must be a non-empty string, got {type_name(value)} {short(value)}"
-        )
-    return value
+    return expect_name(part, "toolCallId", loc)
 
 
 def output_text(part: dict[str, Any], loc: Loc) -> str:

@@ -92,6 +92,16 @@ def expect_list(value: Any, loc: Loc, what: str) -> list[Any]:
     return value
 
 
+def expect_name(record: dict[str, Any], key: str, loc: Loc) -> str:
+    """``record[key]`` when it is a non-empty string (a tool's name, a call id); else the problem at that key."""
+    value = record.get(key)
+    if not isinstance(value, str) or not value:
+        raise FormatProblem(
+            loc.key(key), f"must be a non-empty string, got {type_name(value)} {short(value)}"
+        )
+    return value
+
+
 def _is_type_tag(step: str | int) -> bool:
     # pydantic names the member of a union it tried (e.g. "str", "list[...]"); users never wrote those.
     return isinstance(step, str) and (step in {"str", "int", "float", "bool", "dict", "list"} or "[" in step)

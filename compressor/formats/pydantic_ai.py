@@ -38,7 +38,15 @@ from collections.abc import Iterable
 from typing import Any, TypeGuard
 
 from compressor.formats.building import check_usage
-from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, short, type_name
+from compressor.formats.problems import (
+    FormatProblem,
+    Loc,
+    expect_dict,
+    expect_list,
+    expect_name,
+    short,
+    type_name,
+)
 from compressor.formats.session_log import Entry, SessionLog, token_count
 from compressor.formats.shape import Reader, Shape
 from compressor.messages import Conversation
@@ -221,21 +229,11 @@ def _parts(message: dict[str, Any], loc: Loc) -> list[tuple[Loc, dict[str, Any],
 
 
 def _tool_name(part: dict[str, Any], loc: Loc) -> str:
-    name = part.get("tool_name")
-    if not isinstance(name, str) or not name:
-        raise FormatProblem(
-            loc.key("tool_name"), f"must be a non-empty string, got {type_name(name)} {short(name)}"
-        )
-    return name
+    return expect_name(part, "tool_name", loc)
 
 
 def _call_id(part: dict[str, Any], loc: Loc) -> str:
-    call_id = part.get("tool_call_id")
-    if not isinstance(call_id, str) or not call_id:
-        raise FormatProblem(
-            loc.key("tool_call_id"), f"must be a non-empty string, got {type_name(call_id)} {short(call_id)}"
-        )
-    return call_id
+    return expect_name(part, "tool_call_id", loc)
 
 
 def _text(part: dict[str, Any], loc: Loc) -> str:
