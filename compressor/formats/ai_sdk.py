@@ -24,7 +24,7 @@ ai@4.3.19 (0679f48); the OpenAI provider's ``convert-to-openai-chat-messages.ts`
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from compressor.formats.problems import (
@@ -80,17 +80,27 @@ def is_message(value: Any) -> bool:
     return isinstance(content, list) and any(map(is_sdk_part, content))
 
 
-def _messages(shape: Shape) -> list[Any] | None:
+def messages_under(shape: Shape, is_one: Callable[[Any], bool]) -> list[Any] | None:
+    """An object's ``messages`` list when one of its first 50 items passes ``is_one`` (the SDKs' ``{messages}``)."""
     if shape.container == "object":
         messages = shape.raw.get("messages")
-        return messages if isinstance(messages, list) and any(map(is_message, messages[:50])) else None
+        return messages if isinstance(messages, list) and any(map(is_one, messages[:50])) else None
     return None
 
 
-def looks_like(shape: Shape) -> bool:
+def looks_like_list_of(shape: Shape, is_one: Callable[[Any], bool]) -> bool:
+    """A list (or an object's ``messages`` list) with one of its first 50 items passing ``is_one``."""
     if shape.container == "object":
-        return _messages(shape) is not None
-    return any(map(is_message, shape.objects[:50]))
+        return messages_under(shape, is_one) is not None
+    return any(map(is_one, shape.objects[:50]))
+
+
+def _messages(shape: Shape) -> list[Any] | None:
+    return messages_under(shape, is_message)
+
+
+def looks_like(shape: Shape) -> bool:
+    return looks_like_list_of(shape, is_message)
 
 
 # -- parts -----------------------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from compressor.formats.ai_sdk import read_messages
+from compressor.formats.ai_sdk import looks_like_list_of, messages_under, read_messages
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, short, type_name
 from compressor.formats.shape import Reader, Shape
 from compressor.messages import Conversation
@@ -66,16 +66,11 @@ def is_message(value: Any) -> bool:
 
 
 def _messages(shape: Shape) -> list[Any] | None:
-    if shape.container == "object":
-        messages = shape.raw.get("messages")
-        return messages if isinstance(messages, list) and any(map(is_message, messages[:50])) else None
-    return None
+    return messages_under(shape, is_message)
 
 
 def looks_like(shape: Shape) -> bool:
-    if shape.container == "object":
-        return _messages(shape) is not None
-    return any(map(is_message, shape.objects[:50]))
+    return looks_like_list_of(shape, is_message)
 
 
 # -- one UIMessage as model messages --------------------------------------------------------------------------------

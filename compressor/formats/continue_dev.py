@@ -36,7 +36,7 @@ from compressor.formats import anthropic
 from compressor.formats.building import build_message, is_number, token_count
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, type_name
 from compressor.formats.shape import Reader, Shape
-from compressor.formats.tally import Tally, assemble, fill_unanswered
+from compressor.formats.tally import Tally, assemble, fill_unanswered, reported_before
 from compressor.messages import Conversation, RecordedCompaction
 
 SOURCE_FORMAT = "continue"
@@ -316,11 +316,7 @@ class _Session:
         self.compactions.append((len(self.entries) - 1, summary))
 
     def tokens_before(self, entry: int) -> int | None:
-        for data, _ in reversed(self.entries[:entry]):
-            usage = data.get("usage_metadata")
-            if data.get("role") == "assistant" and usage:
-                return int(usage["total_tokens"])
-        return None
+        return reported_before(self.entries, entry)
 
 
 def _metadata(raw: dict[str, Any], tally: Tally) -> dict[str, Any]:

@@ -43,7 +43,7 @@ from compressor.formats.building import build_message, is_number, token_count
 from compressor.formats.copilot_log import replay, starts_a_log
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, type_name
 from compressor.formats.shape import Reader, Shape
-from compressor.formats.tally import Tally, assemble
+from compressor.formats.tally import Tally, assemble, reported_before
 from compressor.messages import Conversation, RecordedCompaction
 
 SOURCE_FORMAT = "copilot-chat"
@@ -308,11 +308,7 @@ class _Session:
         self.compactions.append((len(self.entries) - 1, summary))
 
     def tokens_before(self, entry: int) -> int | None:
-        for data, _ in reversed(self.entries[:entry]):
-            usage = data.get("usage_metadata")
-            if data.get("role") == "assistant" and usage:
-                return int(usage["total_tokens"])
-        return None
+        return reported_before(self.entries, entry)
 
 
 def _session_metadata(raw: dict[str, Any], session: _Session, writer: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ readings with a zero count are dropped, so a reading always says something that 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -47,6 +47,16 @@ class Tally:
             detail = ", ".join(f"{kind} ×{n}" for kind, n in sorted(kinds.items())) if kinds else ""
             out.append(Reading(code=code, count=count, detail=self._notes.get(code, detail)))
         return out
+
+
+def reported_before(entries: Sequence[tuple[dict[str, Any], Any]], entry: int) -> int | None:
+    """The total tokens the last assistant message before ``entries[entry]`` reported (a compaction's window
+    before), or None when none did; entries are a reader's (message data, location) pairs."""
+    for data, _ in reversed(entries[:entry]):
+        usage = data.get("usage_metadata")
+        if data.get("role") == "assistant" and usage:
+            return int(usage["total_tokens"])
+    return None
 
 
 def internal_turns(messages: Iterable[Message]) -> int:
