@@ -39,6 +39,8 @@ CATALOG_ENV = "COMPACTION_LAB_CATALOG"
 DATABASE = "catalog.duckdb"
 _SHARD = re.compile(r"^part-(\d+)\.parquet$")
 
+#: What a reading connection may hold before DuckDB spills to disk (the workers hold the rest of the budget).
+READ_MEMORY = "256MB"
 #: The order a batch is renamed into place: ``files`` last, as the batch's commit.
 COMMIT_ORDER: tuple[str, ...] = ("outcomes", "kept", "messages", "runs", "files")
 #: Suffix of a batch's kept conversations, beside its ``kept`` index shard.
@@ -137,8 +139,12 @@ class Catalog:
     # -- reading ---------------------------------------------------------------------------------
 
     def connect(self) -> duckdb.DuckDBPyConnection:
-        """An in-memory connection with the catalog's views (see ``VIEWS``); close it when done."""
-        connection = duckdb.connect()
+        """An in-memory connection with the catalog's views (see ``VIEWS``); close it when done. Its memory is
+        bounded (``READ_MEMORY``, spilling into the catalog's ``spill`` folder): left to DuckDB's default, the pages
+        it keeps grew the fleet's peak by ~14 KB a run."""
+        connection = duckdb.connect(
+            config={"memory_limit": READ_MEMORY, "temp_directory": str(self.root / "spill")}
+        )
         for dataset in SCHEMAS:
             connection.execute(f"CREATE VIEW {dataset}_all AS {_all_rows(self.root, dataset)}")
         for name, body in VIEWS:

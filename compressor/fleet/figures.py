@@ -65,6 +65,28 @@ class OutcomeTable:
     def empty(cls, settings: tuple[SettingKey, ...]) -> OutcomeTable:
         return cls(settings)
 
+    @classmethod
+    def sized(cls, settings: tuple[SettingKey, ...], capacities: Sequence[int]) -> OutcomeTable:
+        """A table of one run per capacity whose cells are zero until ``put``: 48 bytes a cell, filled in place."""
+        zeros = bytes(8 * len(capacities) * len(settings))
+        return cls(
+            settings,
+            capacities=array("q", capacities),
+            compactions=array("q", zeros),
+            peaks=array("q", zeros),
+            over=array("q", zeros),
+            tokens=array("q", zeros),
+            costs=array("d", zeros),
+            flagged=array("q", zeros),
+        )
+
+    def put(self, at: int, cell: Cell) -> None:
+        """The cell at ``run * len(settings) + setting`` of a ``sized`` table."""
+        self._unit = None
+        compactions, peak, over, tokens, cost, flagged = cell
+        self.compactions[at], self.peaks[at], self.over[at] = compactions, peak, over
+        self.tokens[at], self.costs[at], self.flagged[at] = tokens, cost, flagged
+
     def add_run(self, context_max: int, cells: Sequence[Cell]) -> None:
         """One run's cells, in the order of ``settings``."""
         self._unit = None

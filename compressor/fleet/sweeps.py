@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -111,29 +112,44 @@ class Collected:
         self.runs, self.grid = runs, grid
         self.settings = grid.settings
         self.position = {setting: at for at, setting in enumerate(self.settings)}
-        self.found: list[dict[int, Cell]] = [{} for _ in runs]
-        #: per run and setting, what its compactions summarised, where they summarised anything (memory stays
-        #: small: most cells compact nothing), and the cells whose catalog row predates these numbers
-        self.summarised: list[dict[int, Summarised]] = [{} for _ in runs]
+        # Cells, which are found (a byte each) and what their compactions summarised in flat arrays: dicts of tuples
+        # per run held ~30 KB a run of a 100-setting grid in the parent, so the fleet's peak grew with its size.
+        self.width = len(self.settings)
+        self.cells = OutcomeTable.sized(self.settings, [row.context_max for row in runs])
+        self.known = bytearray(len(runs) * self.width)
+        zeros = bytes(8 * len(self.known))
+        self.spans, self.summaries = array("q", zeros), array("q", zeros)
+        #: the cells whose catalog row predates the summarised numbers
         self.unsummarised: set[tuple[int, int]] = set()
         #: per run, its untouched outcome and bill (None: every setting as high as any touches the run)
         self.templates: dict[int, tuple[Outcome, Bill] | None] = {}
 
     def summarised_at(self, at: int) -> list[Summarised | None]:
         """Per run, what its compactions under setting ``at`` summarised (None: not known)."""
+        cells = range(at, len(self.known), self.width)
         return [
-            None if (run, at) in self.unsummarised else found.get(at, (0, 0))
-            for run, found in enumerate(self.summarised)
+            None if (run, at) in self.unsummarised else (self.spans[cell], self.summaries[cell])
+            for run, cell in enumerate(cells)
         ]
 
+    def put(self, run: int, at: int, numbers: Cell) -> None:
+        self.cells.put(run * self.width + at, numbers)
+        self.known[run * self.width + at] = 1
+
+    def summarise(self, run: int, at: int, span: int, summary: int) -> None:
+        self.spans[run * self.width + at], self.summaries[run * self.width + at] = span, summary
+
+    def has(self, run: int, at: int) -> bool:
+        return self.known[run * self.width + at] == 1
+
     def missing(self, run: int) -> tuple[SettingKey, ...]:
-        return tuple(s for at, s in enumerate(self.settings) if at not in self.found[run])
+        base = run * self.width
+        return tuple(s for at, s in enumerate(self.settings) if not self.known[base + at])
 
     def table(self) -> OutcomeTable:
-        table = OutcomeTable.empty(self.settings)
-        for run, row in enumerate(self.runs):
-            table.add_run(row.context_max, [self.found[run][at] for at in range(len(self.settings))])
-        return table
+        if 0 in self.known:
+            raise RuntimeError("the fleet's table is asked for before every run has every setting")
+        return self.cells
 
 
 def _from_catalog(catalog: Catalog, collected: Collected) -> None:
@@ -153,7 +169,7 @@ def _from_catalog(catalog: Catalog, collected: Collected) -> None:
             "tokens, cost, flagged, CASE WHEN keep = -1 THEN outcome END, span_tokens, summary_tokens "
             "FROM outcomes JOIN wanted USING (run_id, play_key)"
         ).fetchall()
-    position, found, summarised = collected.position, collected.found, collected.summarised
+    position = collected.position
     for row in rows:
         run_id, play_key, ratio, keep, target, compactions, peak, over, tokens, cost, flagged = row[:11]
         if keep == -1 and (run_id, play_key) in templates:
@@ -167,11 +183,11 @@ def _from_catalog(catalog: Catalog, collected: Collected) -> None:
         run = index.get((run_id, play_key))
         if at is not None and run is not None:
             money = cost if cost is not None else math.nan
-            found[run][at] = (compactions, peak, over, tokens, money, flagged)
+            collected.put(run, at, (compactions, peak, over, tokens, money, flagged))
             if row[12] is None or row[13] is None:
                 collected.unsummarised.add((run, at))
             elif row[12]:
-                summarised[run][at] = (row[12], row[13])
+                collected.summarise(run, at, row[12], row[13])
 
 
 def _fill_untouched(collected: Collected) -> None:
@@ -182,7 +198,6 @@ def _fill_untouched(collected: Collected) -> None:
         if untouched is None:
             continue
         template, bill = untouched
-        found = collected.found[run]
         untouched_cell = cell(template, bill)
         thresholds = limits.get(template.context_max)
         if thresholds is None:
@@ -190,8 +205,8 @@ def _fill_untouched(collected: Collected) -> None:
                 threshold_for(template.context_max, setting[0]) for setting in collected.settings
             ]
         for at, threshold in enumerate(thresholds):
-            if at not in found and template.peak_tokens < threshold:
-                found[at] = untouched_cell
+            if not collected.has(run, at) and template.peak_tokens < threshold:
+                collected.put(run, at, untouched_cell)
 
 
 def kept_batches(
@@ -338,15 +353,14 @@ def _sweep(
 
 
 def _take(collected: Collected, run: int, result: SweptCells) -> None:
-    found, summarised = collected.found[run], collected.summarised[run]
     for setting, numbers, (span, summary) in zip(
         result.settings, result.cells, result.summarised, strict=True
     ):
         at = collected.position[setting]
-        found[at] = numbers
+        collected.put(run, at, numbers)
         if span is not None and summary is not None:
             if span:
-                summarised[at] = (span, summary)
+                collected.summarise(run, at, span, summary)
         else:
             collected.unsummarised.add((run, at))
 
