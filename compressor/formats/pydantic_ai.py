@@ -1,6 +1,7 @@
 """Pydantic AI message histories: what ``result.all_messages_json()`` and ``ModelMessagesTypeAdapter.dump_json`` write,
 a JSON list of ``ModelRequest`` (``kind: "request"``) and ``ModelResponse`` (``kind: "response"``) objects whose
-``parts`` carry a ``part_kind``; also one message a line (JSONL). One conversation a history.
+``parts`` carry a ``part_kind``; also one message a line (JSONL), or the list wrapped in an object as people save it
+(``{"messages": [...], "usage": ...}``; see ``WRAPPER_KEYS``). One conversation a history.
 
 Invariant: every part is read as Pydantic AI's OpenAI Chat mapping sends it (``models/openai.py`` at 4fda389,
 ``_map_user_message`` and ``_MapModelResponseContext``): one assistant message per response, one message per
@@ -34,10 +35,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeGuard
 
-from compressor.formats.building import check_usage
+from compressor.formats.building import check_usage, indexed
 from compressor.formats.problems import (
     FormatProblem,
     Loc,
@@ -77,8 +78,39 @@ def is_message(value: Any) -> bool:
     return isinstance(parts, list) and any(isinstance(part, dict) and "part_kind" in part for part in parts)
 
 
+#: Keys a saved history is wrapped under, in the order one is read when several are there (``all_messages`` holds
+#: ``new_messages``; ``message_history`` is what ``Agent.run`` takes); another key holding one is read when none is.
+WRAPPER_KEYS = ("all_messages", "messages", "message_history", "history", "new_messages")
+
+
+def _is_history(value: Any) -> bool:
+    return isinstance(value, list) and any(map(is_message, value[:50]))
+
+
+def wrapper_keys(value: dict[str, Any]) -> list[str]:
+    """The keys of an object (not itself a message) that hold a history, the one to read first."""
+    if is_message(value):
+        return []
+    held = [key for key, item in value.items() if _is_history(item)]
+    return sorted(held, key=lambda key: WRAPPER_KEYS.index(key) if key in WRAPPER_KEYS else len(WRAPPER_KEYS))
+
+
 def looks_like(shape: Shape) -> bool:
-    return shape.container != "object" and any(map(is_message, shape.objects[:50]))
+    if shape.container == "object":
+        return bool(wrapper_keys(shape.raw))
+    return any(map(is_message, shape.objects[:50]))
+
+
+def _located(shape: Shape, log: SessionLog) -> Callable[[], Iterator[tuple[Loc, Any]]]:
+    """Each message with where it is, as often as asked: the items of the wrapped list (the first of
+    ``wrapper_keys``), or the shape's values."""
+    if shape.container != "object":
+        return shape.located
+    first, *others = wrapper_keys(shape.raw)
+    for key in others:
+        log.skip(f"histories under another key than {first!r} (the object's {key!r})")
+    items, base = shape.raw[first], Loc().key(first)
+    return lambda: indexed(items, base)
 
 
 # -- content ---------------------------------------------------------------------------------------------------------
@@ -367,8 +399,9 @@ def _instructions(located: Iterable[tuple[Loc, Any]]) -> str | None:
 
 def read(shape: Shape) -> list[Conversation]:
     log = SessionLog(source_format=SOURCE_FORMAT, metadata={"agent": "pydantic-ai"})
-    instructions = _instructions(shape.located())
-    for loc, value in shape.located():
+    located = _located(shape, log)
+    instructions = _instructions(located())
+    for loc, value in located():
         message = expect_dict(value, loc, "a ModelRequest or ModelResponse")
         kind = message.get("kind")
         if kind == "request":

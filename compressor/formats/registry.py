@@ -65,11 +65,11 @@ READERS: tuple[Reader, ...] = (
     continue_dev.INDEX_READER,
     copilot_chat.READER,
     amazon_q.READER,
+    pydantic_ai.READER,  # before SWE-agent's: a saved history may be wrapped as {"history": [...]}
     swe_agent_text.READER,
     swe_agent.READER,
     records.READER,
     cline.READER,  # before the AI SDK's: Roo's reasoning blocks look like its reasoning parts
-    pydantic_ai.READER,
     ai_sdk.READER,
     ai_sdk_ui.READER,
     langchain.READER,

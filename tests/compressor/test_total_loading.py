@@ -190,6 +190,7 @@ READERS = [
     FIXTURES / "formats" / "langchain" / "langsmith-messages.json",
     FIXTURES / "formats" / "pydantic_ai" / "support-run.json",
     FIXTURES / "formats" / "pydantic_ai" / "older-usage-names.json",
+    FIXTURES / "formats" / "pydantic_ai" / "chat-session-wrapped.json",
     FIXTURES / "formats" / "ai_sdk" / "model-messages-v5.json",
     FIXTURES / "formats" / "ai_sdk" / "core-messages-v4.json",
     FIXTURES / "formats" / "ai_sdk" / "ui-messages-v5.json",

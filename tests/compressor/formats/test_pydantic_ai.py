@@ -290,3 +290,56 @@ class TestBadInput:
         out, err = io.StringIO(), io.StringIO()
         assert main(["inspect", str(path)], out=out, err=err) == EXIT_BAD_INPUT
         assert len(err.getvalue().splitlines()) == 1 and err.getvalue().startswith("compaction-lab: ")
+
+
+WRAPPED = FOLDER / "chat-session-wrapped.json"
+
+
+def bare() -> list[dict[str, Any]]:
+    history: list[dict[str, Any]] = json.loads(fixture(RUN).read_text())
+    return history
+
+
+class TestWrappedHistories:
+    """A history saved inside an object (a chat app's session, ``{"messages": [...], "usage": ...}``): before this
+    reader took wrappers, ``{"messages": …}`` failed as a role-less chat and ``{"history": …}`` as SWE-agent."""
+
+    def test_a_saved_session_reads_as_its_message_list_does(self) -> None:
+        saved = json.loads(fixture(WRAPPED).read_text())
+        wrapped = load_conversation(fixture(WRAPPED))
+        assert wrapped.source_format == "pydantic-ai"
+        assert wrapped.messages == loaded(saved["messages"]).messages
+        assert [m.role for m in wrapped.messages] == [
+            "user", "assistant", "tool", "assistant", "user", "assistant", "tool", "tool", "assistant",
+        ]  # fmt: skip
+        assert [m.reported_total_tokens for m in wrapped.messages if m.role == "assistant"] == [
+            412,
+            557,
+            651,
+            733,
+        ]
+
+    @pytest.mark.parametrize("key", ["messages", "message_history", "history", "all_messages", "saved_run"])
+    def test_each_wrapper_key_reads_the_same_history(self, run: Conversation, key: str) -> None:
+        wrapped = load_conversation(json.dumps({key: bare(), "usage": {"requests": 6}}), name="run.json")
+        assert wrapped.source_format == "pydantic-ai" and wrapped.messages == run.messages
+
+    def test_all_messages_is_read_and_new_messages_beside_it_is_not_read_twice(
+        self, run: Conversation
+    ) -> None:
+        history = bare()
+        wrapped = load_conversation(
+            json.dumps({"new_messages": history[4:], "all_messages": history}), name="r.json"
+        )
+        assert wrapped.messages == run.messages
+        assert any("'new_messages'" in reading.detail for reading in wrapped.readings)
+
+    def test_a_problem_inside_the_wrapper_names_its_place(self) -> None:
+        history = [request(user("a")), response(call("c1", args=[1]))]
+        with pytest.raises(ConversationFormatError, match=r"messages\[1\]\.parts\[0\]\.args") as caught:
+            load_conversation(json.dumps({"messages": history}), name="saved.json")
+        assert "\n" not in str(caught.value) and str(caught.value).startswith("saved.json")
+
+    def test_an_object_without_a_pydantic_ai_message_is_left_to_the_other_readers(self) -> None:
+        chat = load_conversation(json.dumps({"messages": [{"role": "user", "content": "hi"}]}), name="c.json")
+        assert chat.source_format != "pydantic-ai"
