@@ -31,7 +31,11 @@ ROLES = ("user", "model")
 
 
 def is_content(value: Any) -> bool:
-    return isinstance(value, dict) and value.get("role") in ROLES and isinstance(value.get("parts"), list)
+    """A Gemini ``Content``: its parts never carry a ``type`` (the AI SDK's ``UIMessage`` parts all do)."""
+    parts = value.get("parts") if isinstance(value, dict) and value.get("role") in ROLES else None
+    if not isinstance(parts, list):
+        return False
+    return not any(isinstance(part, dict) and isinstance(part.get("type"), str) for part in parts[:20])
 
 
 def _history(shape: Shape) -> tuple[list[Any], Loc] | None:

@@ -108,6 +108,18 @@ class TestParts:
         run = loaded([{"id": "1", "role": "user", "parts": [{"type": "text", "text": "rm"}]}, {"id": "2", "role": "assistant", "parts": [denied]}])  # fmt: skip
         assert run.messages[2].content == "not today"
 
+    def test_a_chat_of_user_messages_only_is_ui_messages_not_a_gemini_history(self) -> None:
+        """A chat saved before any reply has only ``{id, role: user, parts}``: Gemini's ``Content`` shape too, but
+        Gemini's parts never carry a ``type`` (read as gemini-history before)."""
+        asked = [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "Why is the build red?"}]}]
+        image = {"type": "file", "mediaType": "image/png", "url": "https://ci.example/shot.png"}
+        asked.append({"id": "u2", "role": "user", "parts": [{"type": "text", "text": "The log:"}, image]})
+        run = loaded(asked)
+        assert run.source_format == "ai-sdk-ui"
+        assert [m.role for m in run.messages] == ["user", "user"]
+        assert run.messages[0].content == "Why is the build red?"
+        assert loaded(asked[:1]).source_format == "ai-sdk-ui"
+
     def test_chat_lists_with_content_keep_their_format(self) -> None:
         openai = [{"role": "user", "content": "hi", "parts": [{"type": "text", "text": "hi"}]}, {"role": "assistant", "content": "yo"}]  # fmt: skip
         assert loaded(openai).source_format == "openai"

@@ -73,6 +73,11 @@ class TestHistory:
         assert run.messages[3].tool_call_id == run.messages[2].call_ids[0]
         assert [c.index for c in run.recorded_compactions] == [4]
 
+    def test_parts_with_a_type_are_no_gemini_content(self) -> None:
+        typed = [{"role": "user", "parts": [{"type": "text", "text": "a"}]}]
+        assert load_conversation(typed).source_format != "gemini-history"
+        assert load_conversation([turn("user", {"text": "a"})]).source_format == "gemini-history"
+
     def test_a_bad_part(self) -> None:
         with pytest.raises(ConversationFormatError) as error:
             load_conversation({"history": [turn("user", {"text": "a"}), {"role": "model", "parts": [3]}]})
