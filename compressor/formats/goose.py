@@ -1,6 +1,7 @@
 """Goose (block/goose) sessions: the one-file-per-session JSONL of Goose before 1.10 (``<id>.jsonl``: the session's
-metadata on the first line, then one Message a line), and the messages of its ``sessions.db`` (read by
-``goose_store``, rows in the same Message shape). One conversation a session.
+metadata on the first line, then one Message a line; before March 2025 Messages from the first line on, in the older
+``~/.config/goose/sessions``), the messages of its ``sessions.db`` (read by ``goose_store``, rows in the same Message
+shape) and of a ``session export`` (``goose_export``). One conversation a session.
 
 Invariant: every stored message is kept, in order, as Goose's OpenAI formatter sends it to a model
 (``providers/formats/openai/messages.rs`` at e216e6d): text parts joined, ``thinking`` as ``reasoning_content``, each ``toolRequest`` an
@@ -388,15 +389,35 @@ def is_header(value: Any) -> bool:
     )
 
 
+#: The keys of a serialized Message (``id`` is null when unset): a line with any other key is no Goose message.
+MESSAGE_KEYS = frozenset({"id", "role", "created", "content", "metadata"})
+
+
+def is_message(value: Any) -> bool:
+    """A Message as Goose writes one a line: its own keys only, an integer ``created``, typed content items."""
+    if not isinstance(value, dict) or value.get("role") not in ROLES or not value.keys() <= MESSAGE_KEYS:
+        return False
+    created, content = value.get("created"), value.get("content")
+    if not isinstance(created, int) or isinstance(created, bool) or not isinstance(content, list):
+        return False
+    return all(isinstance(item, dict) and item.get("type") in CONTENT_TYPES for item in content[:20])
+
+
+def _looks_like(shape: Shape) -> bool:
+    """A session file: its metadata line first, or (Goose before its March 2025 metadata line, in the older
+    ``~/.config/goose/sessions``) Goose messages from the first line on."""
+    if shape.container != "lines" or not shape.objects:
+        return False
+    return is_header(shape.objects[0]) or all(map(is_message, shape.objects[:50]))
+
+
 def _read_lines(shape: Shape) -> list[Conversation]:
+    if not is_header(shape.objects[0]):  # Goose reads a first line that is no metadata as a message
+        return [from_messages({}, shape.stem, shape.located())]
     located = iter(shape.located())
     loc, header = next(located)
     session_id = header.get("id") if isinstance(header.get("id"), str) else shape.stem
     return [from_messages(header, session_id or shape.stem, located, loc=loc)]
 
 
-READER = Reader(
-    name=SOURCE_FORMAT,
-    looks_like=lambda shape: shape.container == "lines" and is_header(next(iter(shape.objects), None)),
-    read=_read_lines,
-)
+READER = Reader(name=SOURCE_FORMAT, looks_like=_looks_like, read=_read_lines)

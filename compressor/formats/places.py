@@ -96,6 +96,9 @@ PLACES: tuple[Place, ...] = (
         stores=("sessions.db",),
         imported=("*.jsonl",),
     ),
+    # Goose before it moved to the XDG folders (block/goose PR #1153, February 2025) kept a <name>.jsonl a session
+    # under ~/.config/goose/sessions (messages only: the metadata line came in March, PR #1453); never imported.
+    Place("goose", ".config/goose/sessions", ("*.jsonl",)),
     # Cursor keeps every workspace's agent chats in its own storage database (table cursorDiskKV).
     *(
         Place("cursor", f"{base}/Cursor/User/globalStorage", (), stores=("state.vscdb",))

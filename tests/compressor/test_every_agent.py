@@ -27,6 +27,7 @@ CODEX = FORMATS / "codex" / "rollout-2025-10-14T09-00-00-0199e0a4-5b6c-7d8e-9f01
 CONTINUE = FORMATS / "continue" / "2f9b1c44-5e6a-4d7b-8c9d-0e1f2a3b4c5d.json"
 QWEN = FORMATS / "qwen" / "3f6c2a1e-9b7d-4e5f-a1c2-d3e4f5a6b7c8.jsonl"
 GEMINI = FORMATS / "gemini" / "session-2025-09-18T10-12-7c1e2d3f.json"
+GOOSE_LEGACY = FORMATS / "goose" / "k7Qm2xTb.jsonl"
 #: The variables that move an agent's folder: the test's home holds every folder, so none may point elsewhere.
 AGENT_VARIABLES = (
     "CLAUDE_CONFIG_DIR",
@@ -45,6 +46,11 @@ class Session:
     path: Path
     conversations: int = 1
     standard: bool = True  # in the agent's standard place (else a file the user saved, read by path)
+    key: str = ""  # the tests' name for it when its agent has a second place here ("goose-legacy")
+
+    @property
+    def name(self) -> str:
+        return self.key or self.agent
 
 
 def _copy(home: Path, source: Path, relative: str | Path) -> Path:
@@ -100,6 +106,11 @@ def build_home(home: Path) -> dict[str, Session]:
             "goose", test_goose.database(_folder(home, ".local/share/goose/sessions") / "sessions.db"), 2
         ),
         Session(
+            "goose",
+            _copy(home, GOOSE_LEGACY, f".config/goose/sessions/{GOOSE_LEGACY.name}"),
+            key="goose-legacy",
+        ),
+        Session(
             "opencode",
             test_opencode.migrate(
                 fixture(test_opencode.STORAGE), _folder(home, ".local/share/opencode") / "opencode.db"
@@ -133,6 +144,8 @@ def build_home(home: Path) -> dict[str, Session]:
             )
             for agent, source in (
                 ("pydantic-ai", "pydantic_ai/support-run.json"),
+                ("pydantic-ai-wrapped", "pydantic_ai/chat-session-wrapped.json"),
+                ("goose-export", "goose/session-export-20251108_3.json"),
                 ("ai-sdk", "ai_sdk/model-messages-v5.json"),
                 ("ai-sdk-ui", "ai_sdk/ui-messages-v5.json"),
                 ("codex-exec", "codex_exec/exec-legacy-csv-header.jsonl"),
@@ -146,7 +159,7 @@ def build_home(home: Path) -> dict[str, Session]:
             [{"sessionId": CONTINUE.stem, "title": "Fix the flaky test", "dateCreated": "1760000000000"}]
         )
     )
-    by_agent = {session.agent: session for session in sessions}
+    by_agent = {session.name: session for session in sessions}
     shutil.copyfile(fixture(COPILOT_JSON), by_agent["copilot-chat"].path.with_suffix(".json"))
     shutil.copyfile(fixture(test_goose.SESSION), by_agent["goose"].path.parent / test_goose.SESSION.name)
     return by_agent
@@ -194,12 +207,13 @@ STANDARD = (
     "continue",
     "copilot-chat",
     "goose",
+    "goose-legacy",
     "opencode",
     "cursor",
     "amazon-q",
     "kiro-cli",
 )
-SAVED = ("crush", "pydantic-ai", "ai-sdk", "ai-sdk-ui", "codex-exec")
+SAVED = ("crush", "pydantic-ai", "pydantic-ai-wrapped", "goose-export", "ai-sdk", "ai-sdk-ui", "codex-exec")
 EVERY = STANDARD + SAVED
 
 
@@ -231,7 +245,7 @@ class TestRuns:
         self, agent: str, home: tuple[Path, dict[str, Session]], listed: list[dict[str, Any]]
     ) -> None:
         rows = [row for row in listed if row["path"] == str(home[1][agent].path)]
-        assert len(rows) == 1 and rows[0]["agent"] == agent
+        assert len(rows) == 1 and rows[0]["agent"] == home[1][agent].agent
         assert "error" not in rows[0] and rows[0]["messages"] > 0
 
 
@@ -254,7 +268,8 @@ def test_the_help_names_every_agent_runs_lists(capsys: pytest.CaptureFixture[str
     start = next(n for n, line in enumerate(lines) if line.strip().startswith("runs "))
     end = next(n for n in range(start + 1, len(lines)) if not lines[n].startswith(" " * 8))
     said = " ".join(line.strip() for line in lines[start:end])  # argparse wraps the help line
-    assert [agent for agent in STANDARD if agent not in said.split("places: ")[1]] == []
+    agents = {key.removesuffix("-legacy") for key in STANDARD}
+    assert [agent for agent in sorted(agents) if agent not in said.split("places: ")[1]] == []
 
 
 @pytest.mark.parametrize("agent", EVERY)
@@ -333,7 +348,7 @@ class TestFleet:
         session = home[1][agent]
         runs = [run for run in standard_fleet["runs"] if run["path"] == str(session.path)]
         assert len(runs) == session.conversations
-        assert {run["agent"] for run in runs} == {agent}
+        assert {run["agent"] for run in runs} == {session.agent}
         assert all(run["messages"] > 0 and run["recommended"] is not None for run in runs)
 
     @pytest.mark.parametrize("agent", SAVED)

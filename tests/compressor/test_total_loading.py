@@ -186,6 +186,8 @@ READERS = [
     FIXTURES / "formats" / "codex_exec" / "exec-fix-test.jsonl",
     FIXTURES / "formats" / "codex_exec" / "exec-legacy-csv-header.jsonl",
     FIXTURES / "formats" / "goose" / "20250918_143012.jsonl",
+    FIXTURES / "formats" / "goose" / "k7Qm2xTb.jsonl",
+    FIXTURES / "formats" / "goose" / "session-export-20251108_3.json",
     FIXTURES / "formats" / "langchain" / "file-chat-history.json",
     FIXTURES / "formats" / "langchain" / "langsmith-messages.json",
     FIXTURES / "formats" / "pydantic_ai" / "support-run.json",
