@@ -40,7 +40,8 @@ Kiro CLI (closed source; Q's successor) keeps the same state in its own ``data.s
 (``key``, ``conversation_id``, ``value``, ``created_at``, ``updated_at``; several conversations a directory). That
 table is not in Q's source: its columns are what several public readers of real Kiro databases agree on
 (marcus/sidecar issue #100, kapmcli/kapm issue #13, kenn-io/agentsview #506, samzong/Recall #2); the value is read
-with Q's rules. Kiro's JSONL session files (``~/.kiro/sessions``) are another format, not read here.
+with Q's rules. Kiro's newer session files (``~/.kiro/sessions/cli/<id>.json`` beside ``<id>.jsonl``) are another
+format, not read here: public readers agree on their envelope and text blocks, none on their tool blocks' fields.
 """
 
 from __future__ import annotations
