@@ -31,6 +31,7 @@ class MaskingPlayer(Player):
 
     strategy = "masking"
     summarise = False
+    follows = False  # masking reads the held context on its own: every setting is played
 
     def __init__(
         self,

@@ -9,7 +9,8 @@ window, a compaction keeps only its preserved prefix cached).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from itertools import accumulate
 
 from ..errors import ConfigError
@@ -37,6 +38,8 @@ class Player(Compacting):
     """
 
     strategy = "openjiuwen"
+    #: ``play_grid`` may take a setting's outcome from another's play (see there); the baselines play each one
+    follows = True
 
     def __init__(
         self,
@@ -117,6 +120,54 @@ class Player(Compacting):
             compaction_output_tokens=self.output_total,
         )
         return Played(outcome, tuple(self.steps), tuple(self.events))
+
+    def play_grid(
+        self, ratios: Sequence[float], keeps: Sequence[int], min_target_ratio: float
+    ) -> dict[tuple[float, int], Played]:
+        """``play`` of every (ratio, keep) of ascending ``ratios`` and ``keeps``, keeps first; a setting whose play is
+        provably the previous ratio's or the previous keep's takes it with its own numbers, the rest are played."""
+        plays: dict[tuple[float, int], Played] = {}
+        for k, keep in enumerate(keeps):
+            for r, ratio in enumerate(ratios):
+                threshold = threshold_for(self.context_max, ratio)
+                lower = plays.get((ratios[r - 1], keep)) if r else None
+                smaller = plays.get((ratio, keeps[k - 1])) if k else None
+                if lower is not None and self._ratio_follows(lower, threshold):
+                    leader = lower
+                elif smaller is not None and self._keep_follows(smaller, keep):
+                    leader = smaller
+                else:
+                    plays[(ratio, keep)] = self.play(ratio, keep, min_target_ratio)
+                    continue
+                moved = replace(
+                    leader.outcome,
+                    trigger_context_ratio=ratio,
+                    keep_recent_messages=keep,
+                    threshold=threshold,
+                )
+                plays[(ratio, keep)] = Played(moved, leader.steps, leader.compactions)
+        return plays
+
+    # A setting follows another's play (makes the same decision at every call, so the same attempts and numbers):
+    # - a higher ratio when every attempt of that play read a window at or above its own threshold: below it the
+    #   play found nothing to do there (which changes nothing), from it on both read the same context;
+    # - a larger keep ``k`` when every attempt of that play left a tail of at least ``k`` messages. A keep's split
+    #   is the latest start ``p <= size - keep`` from which every kept tool result's call is kept
+    #   (spans.effective_keep), so ``k``'s is the same there; at any other call the play found no span or one below
+    #   the min target, and ``k``'s split lies at or before that play's: its span is no larger, nothing to do either.
+
+    def _can_follow(self) -> bool:
+        return self.follows and not self.record and self.live is None
+
+    def _ratio_follows(self, played: Played, threshold: int) -> bool:
+        return self._can_follow() and all(a.context_tokens >= threshold for a in played.compactions)
+
+    def _keep_follows(self, played: Played, keep: int) -> bool:
+        return (
+            self._can_follow()
+            and played.outcome.keep_recent_messages < keep
+            and all(a.span[2] >= keep for a in played.compactions)
+        )
 
     def _final_tokens(self) -> int:
         """The counted window once every message of the run is in (SPEC §5: count(system + context) + tools)."""

@@ -166,8 +166,14 @@ def sweep(
     index = run_index(conversation, token_counter, tools)
     options = PlayerOptions(hidden_overhead=hidden_overhead, keep_results=keep_results, share=True)
     player = make_player(strategy, index, capacity.tokens, summary_model, options)
+    # a setting may take another's play (``Player.play_grid``); then the order above
+    by_key = {
+        (ratio, keep, target): run
+        for target in target_values
+        for (ratio, keep), run in player.play_grid(ratio_values, keep_values, target).items()
+    }
     played = [
-        player.play(ratio, keep, target)
+        by_key[(ratio, keep, target)]
         for target in target_values
         for keep in keep_values
         for ratio in ratio_values
