@@ -113,6 +113,11 @@ def keep_count(message: BaseModel, counter: str, tokens: int) -> None:
     object.__setattr__(message, COUNT_SLOT, counts)
 
 
+def count_slot_value(counter: str, tokens: int) -> int | dict[str, int]:
+    """What ``keep_count`` leaves in the slot of a message that held no count: for a message built with its count."""
+    return tokens if counter == _process_counter(counter) else {counter: tokens}
+
+
 def token_counts(message: BaseModel) -> dict[str, int]:
     """Every count held on ``message``, by counter name."""
     held: int | dict[str, int] | None = getattr(message, COUNT_SLOT, None)

@@ -9,13 +9,26 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    ValidatorFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from .markers import INTERNAL_PREFIXES
+from .message_pack import MessagePack
 from .message_storage import COUNT_SLOT, NO_EXTRA, share_fields_set, share_keys, token_counts
+from .run_records import Reading as Reading
+from .run_records import RecordedCompaction as RecordedCompaction
 
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
@@ -303,34 +316,6 @@ class ToolDef(BaseModel):
         }
 
 
-class RecordedCompaction(BaseModel):
-    """A compaction the agent itself made and its file records: where its summary sits and what it says."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    index: int = Field(ge=0, description="index in Conversation.messages of the message carrying the summary")
-    source: str = Field(description="what recorded it, e.g. 'claude-code', 'codex', 'openhands'")
-    summary: str
-    tokens_before: int | None = Field(default=None, description="context tokens before, when the file says")
-    tokens_after: int | None = Field(default=None, description="context tokens after, when the file says")
-
-    def to_dict(self) -> dict[str, Any]:
-        return self.model_dump()
-
-
-class Reading(BaseModel):
-    """One interpretation a reader made of a file, as a code and a count (e.g. tool results read from user text)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    code: str
-    count: int = 1
-    detail: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return self.model_dump()
-
-
 class Conversation(BaseModel):
     """System messages (never in a span), the context messages the spans index, and the tools.
 
@@ -341,7 +326,7 @@ class Conversation(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     system: list[Message] = Field(default_factory=list)
-    messages: list[Message] = Field(default_factory=list)
+    messages: Sequence[Message] = Field(default_factory=list)
     tools: list[ToolDef] = Field(default_factory=list)
     name: str = ""
     source_format: str = "openjiuwen"
@@ -371,6 +356,16 @@ class Conversation(BaseModel):
 
     __hash__ = None  # type: ignore[assignment]
 
+    @field_validator("messages", mode="wrap")
+    @classmethod
+    def _packs_stay_packed(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        # A pack holds messages already built: validating it would build every one of them again.
+        return value if isinstance(value, MessagePack) else handler(value)
+
+    @field_serializer("messages", mode="wrap")
+    def _packs_as_lists(self, value: Sequence[Message], handler: SerializerFunctionWrapHandler) -> Any:
+        return handler(list(value) if isinstance(value, MessagePack) else value)
+
     @model_validator(mode="after")
     def _system_only_in_system(self) -> Conversation:
         for message in self.system:
@@ -394,15 +389,18 @@ class Conversation(BaseModel):
 
         ``recorded_compactions`` indices count over all ``messages`` given; they are shifted to the context.
         """
-        if isinstance(messages, list) and all(isinstance(m, Message) for m in messages):
-            built = messages  # read only: validation below makes the conversation's own list
+        built: Sequence[Message]
+        if isinstance(messages, MessagePack) or (
+            isinstance(messages, list) and all(isinstance(m, Message) for m in messages)
+        ):
+            built = messages  # read only: validation below makes the conversation's own list (a pack stays)
         else:
             built = [m if isinstance(m, Message) else Message.model_validate(m) for m in messages]
         cut = 0
         while cut < len(built) and built[cut].role == "system":
             cut += 1
         return cls(
-            system=built[:cut],
+            system=list(built[:cut]),
             messages=built[cut:] if cut else built,  # no second list of a million messages
             tools=[t if isinstance(t, ToolDef) else ToolDef.model_validate(t) for t in tools],
             name=name,

@@ -25,6 +25,7 @@ import tiktoken
 
 from .errors import ConfigError
 from .image_tokens import image_part_tokens, is_image_part
+from .message_pack import MessagePack
 from .message_storage import cached_count, keep_count, token_counts
 from .messages import Conversation, Message, ToolDef
 from .sanitize import content_text, sanitize_string, sanitize_value
@@ -207,7 +208,13 @@ class TokenCounter(ABC):
         return [self.tok(text) for text in texts]
 
     def message_tokens_many(self, messages: Sequence[Message]) -> list[int]:
-        """``message_tokens`` for many messages, tokenising the uncached ones in one batch."""
+        """``message_tokens`` for many messages, tokenising the uncached ones in one batch (a pack's in batches of
+        its own, each message built only while its batch is counted)."""
+        if isinstance(messages, MessagePack):
+            return messages.counts(self.name, self._message_tokens_many)
+        return self._message_tokens_many(messages)
+
+    def _message_tokens_many(self, messages: Sequence[Message]) -> list[int]:
         name = self.name
         pending_all = [m for m in messages if cached_count(m, name) is None]
         for begin in range(0, len(pending_all), 4096):
@@ -348,13 +355,24 @@ class WindowTotal:
 def window_total(
     system: Sequence[Message], context: Sequence[Message], tools: Sequence[ToolDef], counter: TokenCounter
 ) -> WindowTotal:
-    window = [*system, *context]
-    for index in range(len(window) - 1, -1, -1):
-        reported = window[index].reported_total_tokens
+    # Read from the end, one message at a time: a packed context is never built whole.
+    tail = 0
+    for index, message in zip(
+        range(len(system) + len(context) - 1, -1, -1), _backwards(system, context), strict=True
+    ):
+        reported = message.reported_total_tokens
         if reported is not None:
-            tail = sum(usage_tail_tokens(m) for m in window[index + 1 :])
             return WindowTotal(reported + tail, "usage", index, reported)
-    return WindowTotal(counter.count(window) + counter.count_tools(tools), "counted")
+        tail += usage_tail_tokens(message)
+    if not system and not context:
+        return WindowTotal(counter.count_tools(tools), "counted")
+    counted = sum(counter.message_tokens_many(system)) + sum(counter.message_tokens_many(context))
+    return WindowTotal(counted + LIST_OVERHEAD + counter.count_tools(tools), "counted")
+
+
+def _backwards(system: Sequence[Message], context: Sequence[Message]) -> Iterator[Message]:
+    yield from reversed(context)
+    yield from reversed(system)
 
 
 @dataclass(frozen=True)

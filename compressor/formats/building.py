@@ -8,7 +8,7 @@ token counts plausible (``is_number``, ``check_usage``), so no later float or in
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -165,7 +165,12 @@ def build_tools(value: Any, loc: Loc) -> list[ToolDef]:
 
 
 def build_conversation(
-    messages: list[Message], tools: list[ToolDef], *, name: str, source_format: str, loc: Loc | None = None
+    messages: Sequence[Message],
+    tools: list[ToolDef],
+    *,
+    name: str,
+    source_format: str,
+    loc: Loc | None = None,
 ) -> Conversation:
     """Leading system messages become ``system``; the rest are the context messages."""
     if not messages:

@@ -14,7 +14,8 @@ from compressor.formats.building import build_conversation, build_message, build
 from compressor.formats.lines import Lines
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, type_name
 from compressor.formats.shape import Reader, Shape
-from compressor.messages import Conversation, Message
+from compressor.message_pack import MessagePack
+from compressor.messages import Conversation
 
 #: Keys only openJiuwen's own message models write.
 _OPENJIUWEN_KEYS = frozenset({"usage_metadata", "metadata"})
@@ -38,9 +39,9 @@ def message_format(items: Iterable[Any], obj: dict[str, Any] | None = None) -> s
     return "openai"
 
 
-def convert_messages(located: Iterable[tuple[Loc, Any]], *, anthropic_blocks: bool) -> list[Message]:
-    """Messages in order; Anthropic content blocks are unfolded when the list uses them."""
-    out: list[Message] = []
+def convert_messages(located: Iterable[tuple[Loc, Any]], *, anthropic_blocks: bool) -> MessagePack:
+    """Messages in order, packed; Anthropic content blocks are unfolded when the list uses them."""
+    out = MessagePack()
     legacy = _LegacyFunctions()
     for loc, item in located:
         data = expect_dict(item, loc, "a message")
@@ -93,11 +94,10 @@ def from_object(
     items = expect_list(obj.get("messages"), messages_loc, "messages")
     detected = message_format(items, obj)
     system = anthropic.system_messages(obj.get("system"), base.key("system"))
-    messages = convert_messages(indexed(items, messages_loc), anthropic_blocks=detected == "anthropic")
+    messages = MessagePack(system)
+    messages.extend(convert_messages(indexed(items, messages_loc), anthropic_blocks=detected == "anthropic"))
     tools = build_tools(obj.get("tools"), base.key("tools"))
-    return build_conversation(
-        [*system, *messages], tools, name=name, source_format=source_format or detected, loc=base
-    )
+    return build_conversation(messages, tools, name=name, source_format=source_format or detected, loc=base)
 
 
 def from_lines(lines: Sequence[tuple[int, Any]], *, name: str, consume: bool = False) -> Conversation:

@@ -90,3 +90,40 @@ def decode_line(decoder: json.JSONDecoder, text: str, start: int, end: int) -> A
 
 
 __all__ = ["Lines", "decode_line"]
+
+
+#: Keys whose string values repeat across a file's objects ("user", "assistant", "text"…): one copy each is kept.
+_REPEATING_VALUES: frozenset[str] = frozenset({"role", "type"})
+#: Longer values under those keys are kept as they are (a hostile file cannot grow the shared copies much).
+_REPEATING_MAX_CHARS = 40
+#: Key orders given a key table of their own; objects of further orders are plain dicts.
+_SHARED_ORDERS = 256
+
+
+def shared_keys_decoder() -> json.JSONDecoder:
+    """A decoder whose objects share their keys across every value it parses (each line, each array element).
+
+    An object's dict is the attribute dict of an instance of a class made for its key order: CPython keeps such a
+    dict as its values alone, the keys in one table its class shares (~100 bytes for a message's two fields, not
+    ~200), and it is an ordinary dict to everything that reads it (the keys are written to the dict, never set as
+    attributes, so no key means anything to the class). Orders past ``_SHARED_ORDERS`` get plain dicts.
+
+    A role's or a part type's value is shared too: a million parsed "user" strings would each cost 53 bytes.
+    """
+    values: dict[str, str] = {}
+    holders: dict[tuple[str, ...], type] = {}
+
+    def shared(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        order = tuple(key for key, _ in pairs)
+        holder = holders.get(order)
+        if holder is None and len(holders) < _SHARED_ORDERS:
+            holder = holders[order] = type("ParsedObject", (), {})
+        parsed: dict[str, Any] = vars(holder()) if holder is not None else {}
+        for key, item in pairs:
+            key = values.setdefault(key, key)  # one copy of each key, for the plain dicts too
+            if key in _REPEATING_VALUES and type(item) is str and len(item) <= _REPEATING_MAX_CHARS:
+                item = values.setdefault(item, item)
+            parsed[key] = item
+        return parsed
+
+    return json.JSONDecoder(object_pairs_hook=shared)

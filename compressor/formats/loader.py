@@ -17,6 +17,7 @@ from compressor.formats.registry import READERS, read_store, reader_for
 from compressor.formats.shape import Shape
 from compressor.formats.source import MAX_DEPTH, Source, read_source
 from compressor.formats.stores import open_store
+from compressor.message_pack import MessagePack
 from compressor.messages import Conversation, Reading
 
 #: Values of ``Conversation.source_format`` a loader sets.
@@ -96,9 +97,8 @@ def _settled(conversation: Conversation) -> Conversation:
     if not stale:
         return conversation
     reading = Reading(code="usage_after_compaction_stale", count=stale)
-    return conversation.model_copy(
-        update={"messages": messages, "readings": [*conversation.readings, reading]}
-    )
+    held = MessagePack(messages) if isinstance(conversation.messages, MessagePack) else messages
+    return conversation.model_copy(update={"messages": held, "readings": [*conversation.readings, reading]})
 
 
 def _load(source: Source, name: str | None) -> tuple[str, list[Conversation]]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from compressor.errors import ConversationFormatError
-from compressor.formats.lines import Lines, decode_line
+from compressor.formats.lines import Lines, decode_line, shared_keys_decoder
 from compressor.formats.problems import FormatProblem, Loc, unreadable_number
 
 #: Larger files are refused without being read (the dashboard and CLI hold a conversation in memory).
@@ -132,17 +132,6 @@ def _read_file(path: Path, label: str) -> bytes:
     return data
 
 
-class _Element(dict[str, Any]):
-    """A top-level object of an array: a plain dict in all but its size (80 bytes, not 64), chosen on purpose.
-
-    Each element is freed once its message is built; a plain dict would leave its 64-byte block as a hole
-    among the contents' 64-byte strings that stay (nothing a message holds is that size any more), 1.5x a
-    file of short messages. At 80 bytes the next message object fills it.
-    """
-
-    __slots__ = ("__dict__",)
-
-
 class _ReadWhole(Exception):
     """Not what the chunked reader reads, or wrong somewhere: the whole-text path reads it and names the problem."""
 
@@ -155,7 +144,7 @@ class _Chunks:
         self._chunk_bytes = chunk_bytes
         self._decoder = codecs.getincrementaldecoder("utf-8-sig")()
         # Each element is parsed on its own: one shared copy of each key saves ~0.3x the file size.
-        self._json = _shared_keys_decoder()
+        self._json = shared_keys_decoder()
         self._text = text
         self._pos = 0
         self._read = 0
@@ -229,7 +218,7 @@ class _ArrayReader(_Chunks):
             # A number touching the end of the text may be cut short: read on and parse again.
             if end >= 0 and (self._eof or (end < len(self._text) and self._text[end] not in _NUMBER_CHARS)):
                 self._pos = end
-                return _Element(value) if type(value) is dict else value
+                return value
             if not self._more(len(self._text) - self._pos):
                 raise _ReadWhole
 
@@ -274,7 +263,7 @@ class _LineReader(_Chunks):
                 except ValueError as error:
                     raise FormatProblem(loc, unreadable_number(error)) from None
                 check_depth(value, loc)
-                append(number, _Element(value) if type(value) is dict else value)
+                append(number, value)
             if last:
                 return lines, False
             start = end + 1
@@ -383,32 +372,6 @@ def _json_problem(error: json.JSONDecodeError, text: str) -> str:
 def _parse_lines(text: str) -> tuple[Lines, bool]:
     """The values of a JSONL text's lines, and whether a torn last line was left out."""
     return _LineReader(None, text=text).lines()
-
-
-#: Keys whose string values repeat across a file's objects ("user", "assistant", "text"…): one copy each is kept.
-_REPEATING_VALUES: tuple[str, ...] = ("role", "type")
-#: Longer values under those keys are kept as they are (a hostile file cannot grow the shared copies much).
-_REPEATING_MAX_CHARS = 40
-
-
-def _shared_keys_decoder() -> json.JSONDecoder:
-    """A decoder whose objects share one copy of each key across the values it parses: each line is parsed on
-    its own, so json's per-parse key memo would give every line's objects their own "role", "content"…
-
-    A role's or a part type's value is shared too: a message keeps pydantic's own copy of its role, so a million
-    parsed "user" strings would all be freed, holes among the contents that stay (1.5x a file of short messages).
-    """
-    keys: dict[str, str] = {}
-
-    def shared(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        value = {keys.setdefault(key, key): item for key, item in pairs}
-        for key in _REPEATING_VALUES:
-            item = value.get(key)
-            if type(item) is str and len(item) <= _REPEATING_MAX_CHARS:
-                value[key] = keys.setdefault(item, item)
-        return value
-
-    return json.JSONDecoder(object_pairs_hook=shared)
 
 
 def check_depth(value: Any, loc: Loc, limit: int = MAX_DEPTH) -> None:

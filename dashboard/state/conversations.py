@@ -18,6 +18,7 @@ from compressor.analysis import Analysis, analyze
 from compressor.dumps.files import UnreadableFile
 from compressor.formats.places import is_store_folder
 from compressor.formats.stores import is_database_file
+from compressor.message_pack import MessagePack
 from compressor.messages import Conversation, Message
 from compressor.secrets import Finding, find_secrets_in_messages
 
@@ -268,8 +269,8 @@ def _load_server_file(root: str, relative: str, mtime_ns: int, size: int) -> tup
 
 def refresh_item(key: str) -> bool:
     """Read a followed conversation's file again if it changed; True when the session now holds a newer
-    version. Messages already read are kept as the same objects (their token counts with them), so only what
-    was appended is tokenised; a torn last line is left for the next poll by the loader."""
+    version. Messages already read are kept with their token counts (the same objects, or a packed start), so
+    only what was appended is tokenised; a torn last line is left for the next poll by the loader."""
     item = items().get(key)
     if item is None or not item.followable or item.root_index is None:
         return False
@@ -297,18 +298,22 @@ def refresh_item(key: str) -> bool:
     return True
 
 
-def _reuse(old: Sequence[Message], new: Sequence[Message]) -> list[Message]:
-    kept: list[Message] = []
+def _reuse(old: Sequence[Message], new: Sequence[Message]) -> Sequence[Message]:
+    kept = 0
     for before, after in zip(old, new, strict=False):
         if before != after:
             break
-        kept.append(before)
-    return [*kept, *new[len(kept) :]]
+        kept += 1
+    if isinstance(old, MessagePack):  # the pack's start keeps its counts; the rest is packed after it
+        reused = old[:kept]
+        reused.extend(new[kept:])
+        return reused
+    return [*old[:kept], *new[kept:]]
 
 
 def continued(old: Conversation, new: Conversation) -> Conversation:
-    """``new`` with the messages it shares with ``old`` (an unchanged start) taken from ``old``: the same objects,
-    so their token counts are reused."""
+    """``new`` with the messages it shares with ``old`` (an unchanged start) taken from ``old``, with their token
+    counts."""
     return new.model_copy(
         update={"system": _reuse(old.system, new.system), "messages": _reuse(old.messages, new.messages)}
     )

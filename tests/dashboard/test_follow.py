@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from compressor.messages import Conversation
+from compressor.tokens import TokenCounter, get_counter
 from dashboard.state import follow, keys
 from tests.dashboard.conftest import APP, APP_TIMEOUT, OPENJIUWEN_DUMPS, no_exception, texts
 
@@ -55,18 +57,33 @@ def held(at: AppTest) -> Conversation:
 
 
 class TestSessionFile:
-    def test_appended_messages_show_and_the_read_ones_are_kept(self, session: Path) -> None:
+    def test_appended_messages_show_and_the_read_ones_are_kept(
+        self, session: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         at = open_followed("views/span.py")
         before = held(at)
         assert len(before.messages) == 2
         old_messages = list(before.messages)
         assert all(message._tokens for message in old_messages)  # counted once when the page showed them
         grow(session, line("user", "and the lint too") + line("assistant", "Running ruff."))
+        counter = type(get_counter("cl100k_base"))
+        tokenised: list[str] = []
+        original = counter.tok_many
+
+        def recording(self: TokenCounter, texts: Sequence[str]) -> list[int]:
+            tokenised.extend(texts)
+            return original(self, texts)
+
+        monkeypatch.setattr(counter, "tok_many", recording)
         at.run()
         no_exception(at)
         after = held(at)
         assert len(after.messages) == 4
-        assert all(new is old for new, old in zip(after.messages, old_messages, strict=False))
+        assert list(after.messages[:2]) == old_messages
+        assert [m._tokens for m in after.messages[:2]] == [m._tokens for m in old_messages]
+        # only what was appended is tokenised again
+        assert any("and the lint too" in text for text in tokenised)
+        assert not any(m.text in text for m in old_messages for text in tokenised)
         assert "Following: 4 messages read" in texts(at)
 
     def test_a_torn_last_line_waits_for_the_next_poll(self, session: Path) -> None:
