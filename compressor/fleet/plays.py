@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from ..cost import LoopRules, Price, Weights, flagged_count
 from ..messages import Conversation
@@ -68,10 +69,30 @@ def billed_outcomes(
     # a sweep's attempts are in the order of its outcomes (``Sweep.attempts_of`` would search for each)
     by_key = {o.key: (o, attempts) for o, attempts in zip(swept.outcomes, swept.attempts, strict=True)}
     weights, priced = Weights.of(price), price is not None
-    return (
-        tuple(by_key[setting][0] for setting in settings),
-        tuple(_billed(*by_key[setting], weights, priced) for setting in settings),
-    )
+    # A bill reads the outcome's call numbers, its threshold and its attempts: settings that took one play
+    # (``Player.play_grid``) hold the same attempts and numbers, so they are billed once.
+    billed: dict[tuple[int, ...], Bill] = {}
+    bills = []
+    for setting in settings:
+        outcome, attempts = by_key[setting]
+        key = (id(attempts), outcome.threshold, *_BILLED_NUMBERS(outcome))
+        found = billed.get(key)
+        if found is None:
+            found = billed[key] = _billed(outcome, attempts, weights, priced)
+        bills.append(found)
+    return tuple(by_key[setting][0] for setting in settings), tuple(bills)
+
+
+#: The outcome's numbers ``_billed`` reads besides its threshold (``compacted_cost``'s).
+_BILLED_NUMBERS = attrgetter(
+    "steps",
+    "agent_input_tokens",
+    "agent_cached_tokens",
+    "compaction_calls",
+    "compaction_input_tokens",
+    "compaction_cached_tokens",
+    "compaction_output_tokens",
+)
 
 
 def play(

@@ -60,8 +60,9 @@ class RunIndex:
         self.conversation = conversation
         self.counter = counter
         self.read_tools = read_tools
-        messages = conversation.messages
         counted = profile(conversation, counter)
+        # read once: a packed run (``MessagePack``) builds a message at each read
+        messages = list(conversation.messages)
         self.n = len(messages)
         self.original_cumulative: Sequence[int] = counted.cumulative
         self.system_tokens = sum(counted.system_tokens)
@@ -97,7 +98,7 @@ class RunIndex:
         )
         #: the run loads skills (SKILL.md): only then does a compaction look for them (SPEC §12)
         self.loads_skills = any(might_load_a_skill(messages[i]) for i in self.callers)
-        self.uncompacted, self.sources = self._uncompacted_windows()
+        self.uncompacted, self.sources = self._uncompacted_windows(messages)
         self.uncompacted_sums: tuple[int, ...] = (0, *accumulate(self.uncompacted))
         self.uncompacted_peaks: tuple[int, ...] = tuple(accumulate(self.uncompacted, max))
         # cumulative[i] at each call point, and its prefix sums: a compacted window is a constant plus it.
@@ -118,9 +119,10 @@ class RunIndex:
         self._keep_starts: dict[int, tuple[int, ...]] = {}
         self._compress: dict[int, tuple[int, ...]] = {}
 
-    def _uncompacted_windows(self) -> tuple[tuple[int, ...], tuple[TotalSource, ...]]:
+    def _uncompacted_windows(
+        self, messages: Sequence[Message]
+    ) -> tuple[tuple[int, ...], tuple[TotalSource, ...]]:
         """SPEC §6 at each call point of the original run, in one pass (usage anchor + len//3 after it)."""
-        messages = self.conversation.messages
         thirds = (0, *accumulate(usage_tail_tokens(m) for m in messages))
         cumulative = self.original_cumulative
         anchor: tuple[int, int] | None = None
@@ -278,7 +280,7 @@ class RunIndex:
     def reinjection(self, selected: Sequence[Read], skills: tuple[str, ...] = ()) -> int:
         """The recovered-context message for reads selected newest first and skills (SPEC §12), counted as openJiuwen's
         (``Reinjection.openjiuwen_tokens``); its text is built only when something reads it."""
-        key = ("reinjection", tuple(read.key for read in selected), skills)
+        key = ("reinjection", tuple([read.key for read in selected]), skills)
         found = self._interned.get(key)
         if found is not None:
             return found
@@ -325,7 +327,7 @@ class RunIndex:
         key = (caller, number, result)
         if key in self._snapshots:
             return self._snapshots[key]
-        call = (self.conversation.messages[caller].tool_calls or [])[number]
+        call = (self.message(caller).tool_calls or [])[number]
         found = read_snapshot(call, self.message(result), result)
         read = (
             Read(key, found.path, found.budget_charge, found)

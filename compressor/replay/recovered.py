@@ -153,13 +153,17 @@ class RecoveredFiles:
             if rounds[number]:  # most rounds read no file
                 settled.extend((number, read) for read in rounds[number] if read.path not in visible)
         self.settled_rounds = max(self.settled_rounds, settled_count)
-        in_tail = {path for e in entries[split:] if (path := index.result_path(e)) is not None}
+        in_tail: set[str] | None = None  # the paths the tail's results name, once a candidate needs them
         seen: set[str] = set()
         selected: list[Read] = []
         budget = TOTAL_CHAR_BUDGET
         for read in self._candidates(settled_count):
             path = read.path
-            if path in visible or path in in_tail or path in seen:
+            if path in visible or path in seen:
+                continue
+            if in_tail is None:
+                in_tail = {named for e in entries[split:] if (named := index.result_path(e)) is not None}
+            if path in in_tail:
                 continue
             seen.add(path)
             selected.append(read)
