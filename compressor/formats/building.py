@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from compressor.formats.lines import Values
 from compressor.formats.problems import (
     ROLE_CHOICES,
     FormatProblem,
@@ -32,17 +33,21 @@ ROLE_ALIASES: dict[str, str] = {"developer": "system"}
 MAX_TOKEN_COUNT = 10**12
 
 
-def indexed(items: list[Any], base: Loc) -> Iterator[tuple[Loc, Any]]:
+def indexed(items: Sequence[Any], base: Loc) -> Iterator[tuple[Loc, Any]]:
     """Each item with its location ``base[i]``."""
     for index, item in enumerate(items):
         yield base.key(index), item
 
 
-def taking(items: list[Any], base: Loc) -> Iterator[tuple[Loc, Any]]:
+def taking(items: list[Any] | Values, base: Loc) -> Iterator[tuple[Loc, Any]]:
     """Like ``indexed``, but each slot is emptied as its item is handed out.
 
     Only for lists the loader parsed itself: their items can go as soon as they are converted.
     """
+    if isinstance(items, Values):
+        for index, item in enumerate(items.taking()):
+            yield base.key(index), item
+        return
     for index in range(len(items)):
         item = items[index]
         items[index] = None

@@ -27,16 +27,19 @@ def _is_flat_call(call: Any) -> bool:
 
 def message_format(items: Iterable[Any], obj: dict[str, Any] | None = None) -> str:
     """``anthropic``, ``openjiuwen`` (flat tool calls or openJiuwen-only fields) or ``openai``."""
-    messages = [item for item in items if isinstance(item, dict)]
     if obj is not None and obj.get("system") not in (None, "", []):
         return "anthropic"
-    if any(anthropic.has_blocks(message) for message in messages):
-        return "anthropic"
-    for message in messages:
-        calls = message.get("tool_calls")
-        if _OPENJIUWEN_KEYS & message.keys() or (isinstance(calls, list) and any(map(_is_flat_call, calls))):
-            return "openjiuwen"
-    return "openai"
+    found = "openai"
+    for message in items:  # one pass, nothing held: a parsed file's values may be made as they are read
+        if not isinstance(message, dict):
+            continue
+        if anthropic.has_blocks(message):
+            return "anthropic"
+        if found == "openai":
+            calls = message.get("tool_calls")
+            if _OPENJIUWEN_KEYS & message.keys() or (isinstance(calls, list) and any(map(_is_flat_call, calls))):
+                found = "openjiuwen"
+    return found
 
 
 def convert_messages(located: Iterable[tuple[Loc, Any]], *, anthropic_blocks: bool) -> MessagePack:

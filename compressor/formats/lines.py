@@ -9,10 +9,94 @@ from __future__ import annotations
 import json
 import re
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
 _NOT_JSON_SPACE = re.compile(r"[^ \t\r\n]")
+
+
+#: The keys of a plain message object, in order: such an object is kept as its content alone (see ``Values``).
+_PLAIN_KEYS = ("role", "content")
+_ROLE_KEY, _CONTENT_KEY = _PLAIN_KEYS
+#: Roles a ``Values`` names by a byte (one table per file: a hostile file cannot grow it past this).
+_ROLE_CODES = 255
+
+
+class Values(Sequence[Any]):
+    """A file's top-level values (array elements or JSONL lines), lean: an object that is exactly
+    ``{"role": <str>, "content": <str>}`` is kept as its content string and a role byte (~70 bytes for a short
+    message, against ~170 as a dict), and made again, an equal dict, each time it is read; anything else is kept
+    as it is. Read only, but for ``taking``, which hands each value out once and lets it go.
+    """
+
+    __slots__ = ("_items", "_kinds", "_roles")
+
+    def __init__(self, values: Iterable[Any] = ()) -> None:
+        self._items: list[Any] = []
+        self._kinds = bytearray()  # 0: the item is the value; k: a plain message of role _roles[k - 1]
+        self._roles: list[str] = []
+        for value in values:
+            self.append(value)
+
+    def append(self, value: Any) -> None:
+        kind = 0
+        if type(value) is dict and len(value) == 2 and tuple(value) == _PLAIN_KEYS:
+            role, content = value["role"], value["content"]
+            if type(role) is str and type(content) is str:
+                kind = self._role_code(role)
+        self._items.append(value["content"] if kind else value)
+        self._kinds.append(kind)
+
+    def _role_code(self, role: str) -> int:
+        roles = self._roles
+        for code, known in enumerate(roles, 1):
+            if known == role:
+                return code
+        if len(roles) >= _ROLE_CODES:
+            return 0
+        roles.append(role)
+        return len(roles)
+
+    def _value(self, index: int) -> Any:
+        kind = self._kinds[index]
+        item = self._items[index]
+        return {_ROLE_KEY: self._roles[kind - 1], _CONTENT_KEY: item} if kind else item
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self._value(position) for position in range(len(self._items))[index]]
+        return self._value(range(len(self._items))[index])  # range checks and wraps the index as a list would
+
+    def __iter__(self) -> Iterator[Any]:
+        value = self._value
+        for index in range(len(self._items)):
+            yield value(index)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def taking(self) -> Iterator[Any]:
+        """The values in order, each released as it is handed out; then the values are empty."""
+        items, value = self._items, self._value
+        for index in range(len(items)):
+            found = value(index)
+            items[index] = None
+            yield found
+        items.clear()
+        self._kinds = bytearray()
 
 
 class Lines(Sequence[tuple[int, Any]]):
@@ -20,13 +104,14 @@ class Lines(Sequence[tuple[int, Any]]):
 
     A pair is made when it is asked for. The numbers are kept only once a blank line has made them differ from
     the values' positions (then 8 bytes a line, in an array); a million (number, value) tuples and their ints
-    took ~2x the size of a file of short lines. ``taking`` lets each value go as it is handed out.
+    took ~2x the size of a file of short lines. The values are ``Values``; ``taking`` lets each go as it is handed
+    out.
     """
 
     __slots__ = ("_numbers", "_values")
 
     def __init__(self) -> None:
-        self._values: list[Any] = []
+        self._values = Values()
         #: None while every value's line number is its position plus one (no blank line skipped so far).
         self._numbers: array[int] | None = None
 
@@ -59,18 +144,15 @@ class Lines(Sequence[tuple[int, Any]]):
         return self.number(index), self._values[index]
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
-        values, numbers = self._values, self._numbers
-        for index in range(len(values)):
-            yield (index + 1 if numbers is None else numbers[index]), values[index]
+        numbers = self._numbers
+        for index, value in enumerate(self._values):
+            yield (index + 1 if numbers is None else numbers[index]), value
 
     def taking(self) -> Iterator[tuple[int, Any]]:
         """The pairs in order, each value released as it is handed out; then the lines are empty."""
-        values, numbers = self._values, self._numbers
-        for index in range(len(values)):
-            value = values[index]
-            values[index] = None
+        numbers = self._numbers
+        for index, value in enumerate(self._values.taking()):
             yield (index + 1 if numbers is None else numbers[index]), value
-        values.clear()  # let the list's own array go too (8 MB for a million lines)
         self._numbers = None
 
 
@@ -87,9 +169,6 @@ def decode_line(decoder: json.JSONDecoder, text: str, start: int, end: int) -> A
             if stop <= end and _NOT_JSON_SPACE.search(text, stop, end) is None:
                 return value
     return decoder.decode(text[start:end])  # the same value, or the line's own error
-
-
-__all__ = ["Lines", "decode_line"]
 
 
 #: Keys whose string values repeat across a file's objects ("user", "assistant", "text"…): one copy each is kept.
@@ -110,7 +189,8 @@ def shared_keys_decoder() -> json.JSONDecoder:
 
     A role's or a part type's value is shared too: a million parsed "user" strings would each cost 53 bytes.
     """
-    values: dict[str, str] = {}
+    # the plain keys are ours: a plain message ``Values`` makes again has the same key objects as the parsed ones
+    values: dict[str, str] = {key: key for key in _PLAIN_KEYS}
     holders: dict[tuple[str, ...], type] = {}
 
     def shared(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -127,3 +207,6 @@ def shared_keys_decoder() -> json.JSONDecoder:
         return parsed
 
     return json.JSONDecoder(object_pairs_hook=shared)
+
+
+__all__ = ["Lines", "Values", "decode_line", "shared_keys_decoder"]

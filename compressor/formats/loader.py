@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from compressor.errors import ConversationFormatError
-from compressor.formats.lines import Lines
+from compressor.formats.lines import Lines, Values
 from compressor.formats.problems import FormatProblem, Loc, problem_from_validation, type_name
 from compressor.formats.registry import READERS, read_store, reader_for
 from compressor.formats.shape import Shape
@@ -148,7 +148,7 @@ def _from_value(value: Any, stem: str, *, consume: bool = False) -> list[Convers
         if reader is not None:
             return reader.read(line)
         raise FormatProblem(root, f"unrecognised format: an object with keys {_keys(value)}; {_tried()}")
-    if not isinstance(value, list):
+    if not isinstance(value, list | Values):
         raise FormatProblem(root, f"unrecognised format: a JSON {type_name(value)}, not a conversation")
     if not value:
         raise FormatProblem(root, "is an empty list, not a conversation")

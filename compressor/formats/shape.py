@@ -79,7 +79,7 @@ class Shape:
         return cls("object", stem, raw=value, objects=[value])
 
     @classmethod
-    def of_array(cls, value: list[Any], stem: str, *, consume: bool) -> Shape:
+    def of_array(cls, value: Sequence[Any], stem: str, *, consume: bool) -> Shape:
         return cls("array", stem, raw=value, consume=consume, objects=Objects(value))
 
     @classmethod

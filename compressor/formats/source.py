@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from compressor.errors import ConversationFormatError
-from compressor.formats.lines import Lines, decode_line, shared_keys_decoder
+from compressor.formats.lines import Lines, Values, decode_line, shared_keys_decoder
 from compressor.formats.problems import FormatProblem, Loc, unreadable_number
 
 #: Larger files are refused without being read (the dashboard and CLI hold a conversation in memory).
@@ -175,11 +175,11 @@ class _Chunks:
 class _ArrayReader(_Chunks):
     """Elements of a file's top-level JSON array, decoded chunk by chunk."""
 
-    def elements(self) -> list[Any]:
+    def elements(self) -> Values:
         if self._next_char() != "[":
             raise _ReadWhole
         self._pos += 1
-        values: list[Any] = []
+        values = Values()
         if self._next_char() == "]":
             self._pos += 1
         else:
@@ -269,7 +269,7 @@ class _LineReader(_Chunks):
             start = end + 1
 
 
-def read_array(path: str | os.PathLike[str], chunk_bytes: int = _CHUNK_BYTES) -> list[Any] | None:
+def read_array(path: str | os.PathLike[str], chunk_bytes: int = _CHUNK_BYTES) -> Values | None:
     """The elements of a file holding one top-level array, without the whole text in memory at once.
 
     None when the file is anything else or anything is wrong with it; the caller then reads it whole,
@@ -382,7 +382,7 @@ def check_depth(value: Any, loc: Loc, limit: int = MAX_DEPTH) -> None:
     """
     if limit < 1:
         raise FormatProblem(loc, f"nested deeper than {limit} levels")
-    if not isinstance(value, dict | list):
+    if not isinstance(value, dict | list | Values):
         return
     levels: list[Iterator[Any]] = [_children(value)]
     while levels:
@@ -396,7 +396,7 @@ def check_depth(value: Any, loc: Loc, limit: int = MAX_DEPTH) -> None:
             levels.pop()
 
 
-def _children(value: dict[str, Any] | list[Any]) -> Iterator[Any]:
+def _children(value: dict[str, Any] | list[Any] | Values) -> Iterator[Any]:
     return iter(value.values() if isinstance(value, dict) else value)
 
 
