@@ -17,7 +17,7 @@ from typing import Any, overload
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from .message_storage import COUNT_SLOT, NO_EXTRA, cached_count, count_slot_value
+from .message_storage import COUNT_SLOT, NO_EXTRA, cached_count, count_slot_value, lean_copy
 
 #: Roles a plain message may have, by code (0: the item is a message object, not a text).
 _ROLES: tuple[str, ...] = ("", "system", "user", "assistant")
@@ -36,7 +36,7 @@ class MessagePack(Sequence[Any]):
     Slices are packs too (sharing the texts); ``+`` with a list or tuple gives a list.
     """
 
-    __slots__ = ("_bare", "_counter", "_counts", "_defaults", "_items", "_model", "_roles")
+    __slots__ = ("_bare", "_counter", "_counts", "_defaults", "_items", "_model", "_roles", "_template")
 
     def __init__(self, messages: Iterable[BaseModel] = ()) -> None:
         self._model: type[BaseModel] | None = None
@@ -46,6 +46,7 @@ class MessagePack(Sequence[Any]):
         self._counter: str | None = None
         self._bare = False  # the counter is the process's: a count sits in a message's slot as a bare int
         self._defaults: dict[str, Any] = {}  # every field but role and content, with its default
+        self._template: dict[str, Any] = {}  # a plain message's fields, role and content first (to be set)
         for message in messages:
             self.append(message)
 
@@ -59,6 +60,13 @@ class MessagePack(Sequence[Any]):
         self._items.append(message.content if code else message)  # type: ignore[attr-defined]
         self._roles.append(code)
         self._counts.append(_NONE if count is None else count)
+
+    def append_built(self, message: BaseModel) -> None:
+        """Append a message a reader has just built (nothing else holds it): kept as itself, it is lean first."""
+        if self._plain_code(message):
+            self.append(message)
+        else:
+            self.append(lean_copy(message))
 
     def extend(self, messages: Iterable[BaseModel]) -> None:
         for message in messages:
@@ -91,6 +99,7 @@ class MessagePack(Sequence[Any]):
         if any(default is PydanticUndefined for default in defaults.values()):
             return False
         self._model, self._defaults = model, defaults
+        self._template = {"role": None, "content": None, **defaults}
         return True
 
     # -- reading -------------------------------------------------------------------------------
@@ -103,7 +112,9 @@ class MessagePack(Sequence[Any]):
         assert self._model is not None
         message = object.__new__(self._model)
         setattr_ = object.__setattr__
-        setattr_(message, "__dict__", {"role": _ROLES[code], "content": item, **self._defaults})
+        fields = self._template.copy()
+        fields["role"], fields["content"] = _ROLES[code], item
+        setattr_(message, "__dict__", fields)
         setattr_(message, "__pydantic_fields_set__", _FIELDS_SET)
         setattr_(message, "__pydantic_extra__", NO_EXTRA)
         setattr_(message, "__pydantic_private__", None)
@@ -127,7 +138,7 @@ class MessagePack(Sequence[Any]):
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             part = MessagePack()
-            part._model, part._defaults = self._model, self._defaults
+            part._model, part._defaults, part._template = self._model, self._defaults, self._template
             part._keep_counts_of(self._counter)
             part._items, part._roles, part._counts = (
                 self._items[index],
@@ -184,16 +195,21 @@ class MessagePack(Sequence[Any]):
         ``counter``'s (the first counter that asks)."""
         if self._counter is None:
             self._keep_counts_of(counter)
+        kept = counter == self._counter
+        roles, held, size = self._roles, self._counts, len(self._items)
         out: list[int] = []
-        for begin in range(0, len(self._items), batch):
-            out.extend(
-                count_many([self._build(p) for p in range(begin, min(begin + batch, len(self._items)))])
-            )
-        if counter == self._counter:
-            held = self._counts
-            for position, code in enumerate(self._roles):
-                if code:
-                    held[position] = out[position]
+        for begin in range(0, size, batch):
+            end = min(begin + batch, size)
+            # a plain message whose count the pack holds is not built again
+            wanted = [p for p in range(begin, end) if not (kept and roles[p] and held[p] != _NONE)]
+            counted = dict(zip(wanted, count_many([self._build(p) for p in wanted]), strict=True))
+            for position in range(begin, end):
+                found = counted.get(position)
+                if found is None:
+                    found = held[position]
+                elif kept and roles[position]:
+                    held[position] = found
+                out.append(found)
         return out
 
 

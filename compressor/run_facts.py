@@ -44,9 +44,14 @@ def run_facts(conversation: Conversation) -> RunFacts:
     if isinstance(cached, RunFacts):
         return cached
     messages = conversation.messages
+    roles: list[str] = []
+    internal = bytearray()
+    for message in messages:  # one pass: a packed run makes each message again at every read
+        roles.append(message.role)
+        internal.append(message.is_internal)
     built = RunFacts(
-        roles=tuple(message.role for message in messages),
-        internal=bytes(message.is_internal for message in messages),
+        roles=tuple(roles),
+        internal=bytes(internal),
         last_user_index=last_user_index(messages),
         reach=call_reach(messages),
     )

@@ -129,8 +129,10 @@ def _check_tool_calls(calls: Any, loc: Loc) -> None:
                 )
 
 
-def build_message(data: Any, loc: Loc) -> Message:
-    """One message from a JSON object in openJiuwen or OpenAI form (unknown fields kept)."""
+def build_message(data: Any, loc: Loc, *, lean: bool = True) -> Message:
+    """One message from a JSON object in openJiuwen or OpenAI form (unknown fields kept); ``lean``: its fields in
+    the instance (``lean_copy``), else as pydantic made it (for a ``MessagePack.append_built``, which makes lean
+    only what it keeps as itself)."""
     data = expect_dict(data, loc, "a message")
     if "role" not in data:
         raise FormatProblem(loc, "missing role")
@@ -146,7 +148,8 @@ def build_message(data: Any, loc: Loc) -> Message:
     if data["role"] == "tool" and data.get("tool_call_id") in (None, ""):
         raise FormatProblem(loc, "tool message without tool_call_id")
     try:
-        return lean_copy(Message.model_validate(data))
+        built = Message.model_validate(data)
+        return lean_copy(built) if lean else built
     except ValidationError as error:
         raise problem_from_validation(error, loc) from None
 

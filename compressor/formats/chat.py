@@ -51,7 +51,7 @@ def convert_messages(located: Iterable[tuple[Loc, Any]], *, anthropic_blocks: bo
         if anthropic_blocks:
             out.extend(anthropic.convert_message(data, loc))
         else:
-            out.append(build_message(legacy.modernise(data, len(out)), loc))
+            out.append_built(build_message(legacy.modernise(data, len(out)), loc, lean=False))
     return out
 
 
