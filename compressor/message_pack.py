@@ -17,6 +17,7 @@ from typing import Any, overload
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
+from .lean_sequence import LeanSequence
 from .message_storage import COUNT_SLOT, NO_EXTRA, cached_count, count_slot_value, lean_copy
 
 #: Roles a plain message may have, by code (0: the item is a message object, not a text).
@@ -30,7 +31,7 @@ _FIELDS_SET: set[str] = set(_PLAIN_SET)
 _NONE = -1
 
 
-class MessagePack(Sequence[Any]):
+class MessagePack(LeanSequence):
     """The messages of one run, packed (see the module docstring); a read-only sequence, like a tuple.
 
     Slices are packs too (sharing the texts); ``+`` with a list or tuple gives a list.
@@ -161,13 +162,6 @@ class MessagePack(Sequence[Any]):
         build = self._build
         for position in range(len(self._items) - 1, -1, -1):
             yield build(position)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __add__(self, other: Sequence[Any]) -> list[Any]:
         return [*self, *other]

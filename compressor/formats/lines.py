@@ -12,6 +12,8 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
+from compressor.lean_sequence import LeanSequence
+
 _NOT_JSON_SPACE = re.compile(r"[^ \t\r\n]")
 
 
@@ -22,7 +24,7 @@ _ROLE_KEY, _CONTENT_KEY = _PLAIN_KEYS
 _ROLE_CODES = 255
 
 
-class Values(Sequence[Any]):
+class Values(LeanSequence):
     """A file's top-level values (array elements or JSONL lines), lean: an object that is exactly
     ``{"role": <str>, "content": <str>}`` is kept as its content string and a role byte (~70 bytes for a short
     message, against ~170 as a dict), and made again, an equal dict, each time it is read; anything else is kept
@@ -80,13 +82,6 @@ class Values(Sequence[Any]):
         value = self._value
         for index in range(len(self._items)):
             yield value(index)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-
-    __hash__ = None  # type: ignore[assignment]
 
     def taking(self) -> Iterator[Any]:
         """The values in order, each released as it is handed out; then the values are empty."""
