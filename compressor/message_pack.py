@@ -191,20 +191,32 @@ class MessagePack(LeanSequence):
             self._keep_counts_of(counter)
         kept = counter == self._counter
         roles, held, size = self._roles, self._counts, len(self._items)
+        build = self._build
         out: list[int] = []
         for begin in range(0, size, batch):
             end = min(begin + batch, size)
+            if not kept or held[begin:end].count(_NONE) == end - begin:  # nothing held here: count them all
+                counted = count_many([build(p) for p in range(begin, end)])
+                if kept:
+                    held[begin:end] = array("q", map(_held_count, roles[begin:end], counted))
+                out.extend(counted)
+                continue
             # a plain message whose count the pack holds is not built again
-            wanted = [p for p in range(begin, end) if not (kept and roles[p] and held[p] != _NONE)]
-            counted = dict(zip(wanted, count_many([self._build(p) for p in wanted]), strict=True))
+            wanted = [p for p in range(begin, end) if not roles[p] or held[p] == _NONE]
+            found = dict(zip(wanted, count_many([build(p) for p in wanted]), strict=True))
             for position in range(begin, end):
-                found = counted.get(position)
-                if found is None:
-                    found = held[position]
-                elif kept and roles[position]:
-                    held[position] = found
-                out.append(found)
+                count = found.get(position)
+                if count is None:
+                    count = held[position]
+                elif roles[position]:
+                    held[position] = count
+                out.append(count)
         return out
+
+
+def _held_count(role: int, count: int) -> int:
+    """What the pack holds of a count: a plain message's, not a message kept as itself (it holds its own)."""
+    return count if role else _NONE
 
 
 def _unpickled(

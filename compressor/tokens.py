@@ -353,8 +353,14 @@ class WindowTotal:
 
 
 def window_total(
-    system: Sequence[Message], context: Sequence[Message], tools: Sequence[ToolDef], counter: TokenCounter
+    system: Sequence[Message],
+    context: Sequence[Message],
+    tools: Sequence[ToolDef],
+    counter: TokenCounter,
+    context_tokens: Sequence[int] | None = None,
 ) -> WindowTotal:
+    """SPEC §6's window: the last reported usage plus a third of what follows it, else the counted window
+    (``context_tokens``: the context's counts, when the caller has them)."""
     # Read from the end, one message at a time: a packed context is never built whole.
     tail = 0
     for index, message in zip(
@@ -366,7 +372,8 @@ def window_total(
         tail += usage_tail_tokens(message)
     if not system and not context:
         return WindowTotal(counter.count_tools(tools), "counted")
-    counted = sum(counter.message_tokens_many(system)) + sum(counter.message_tokens_many(context))
+    counts = counter.message_tokens_many(context) if context_tokens is None else context_tokens
+    counted = sum(counter.message_tokens_many(system)) + sum(counts)
     return WindowTotal(counted + LIST_OVERHEAD + counter.count_tools(tools), "counted")
 
 
@@ -412,7 +419,7 @@ def profile(conversation: Conversation, counter: str | TokenCounter = "cl100k_ba
         tokens=tokens,
         cumulative=array("q", accumulate(tokens, initial=0)),
         tools_tokens=counter.count_tools(conversation.tools),
-        total=window_total(conversation.system, conversation.messages, conversation.tools, counter),
+        total=window_total(conversation.system, conversation.messages, conversation.tools, counter, tokens),
     )
     conversation._profiles[counter.name] = built
     return built

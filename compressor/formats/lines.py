@@ -79,9 +79,14 @@ class Values(LeanSequence):
         return self._value(range(len(self._items))[index])  # range checks and wraps the index as a list would
 
     def __iter__(self) -> Iterator[Any]:
-        value = self._value
-        for index in range(len(self._items)):
-            yield value(index)
+        if not self._roles:  # nothing is kept as a content alone: the items are the values
+            return iter(self._items)
+        return self._made()
+
+    def _made(self) -> Iterator[Any]:
+        roles = self._roles
+        for item, kind in zip(self._items, self._kinds, strict=True):
+            yield {_ROLE_KEY: roles[kind - 1], _CONTENT_KEY: item} if kind else item
 
     def taking(self) -> Iterator[Any]:
         """The values in order, each released as it is handed out; then the values are empty."""
