@@ -1,11 +1,8 @@
-"""A run's messages held packed: a plain message (a role and a text, every other field at its default) as its
-text alone, any other message as itself; a message is built when it is read.
+"""A run's messages, packed: a plain message (a role and a text, nothing else set) is held as its text, a role
+byte and its count (17 bytes beside the text, against ~230 as an object), any other message as itself.
 
-Invariant: ``pack[i] == original[i]`` for every message appended, field for field, in the same field order
-and with the same set fields; a built message carries the count the pack holds for it, and a count a counter
-makes through ``counts``/``remember`` is kept for the next read. Nothing here writes to a message it was given.
-A plain message costs its text plus 13 bytes (an item pointer, a role byte, a count), against ~230 bytes as an
-object with its fields: a file of a million short messages is held in under twice its size.
+Invariant: ``pack[i] == original[i]``, fields and set fields in the same order, each time it is built; a built
+plain message carries the count the pack holds for it. Nothing here writes to a message it was given.
 """
 
 from __future__ import annotations
@@ -58,7 +55,7 @@ class MessagePack(LeanSequence):
         count = cached_count(message, self._counter) if code and self._counter is not None else None
         if code and count is None and getattr(message, COUNT_SLOT, None) is not None:
             code = 0  # counted by a counter the pack does not keep: as itself, so that the count stays
-        self._items.append(message.content if code else message)  # type: ignore[attr-defined]
+        self._items.append(message.__dict__["content"] if code else message)
         self._roles.append(code)
         self._counts.append(_NONE if count is None else count)
 
@@ -89,7 +86,7 @@ class MessagePack(LeanSequence):
             value = values.get(name)
             if value is not default and value != default:
                 return 0
-        return _CODES.get(values.get("role"), 0)  # type: ignore[arg-type]
+        return _CODES.get(values.get("role", ""), 0)
 
     def _take_model(self, model: type[BaseModel]) -> bool:
         """Pack messages of ``model`` when its first fields are role and content and every other has a default."""
