@@ -78,6 +78,12 @@ READING_TEXT: dict[str, tuple[str, str]] = {
         "{count} model calls failed: the errors the agent wrote in their replies' place are left out (no reply "
         "came, and the agent never sends them to the model)",
     ),
+    "synthetic_replies_left_out": (
+        "{count} reply the agent wrote itself without calling the model (such as \"No response requested.\") is "
+        "left out: no window was sent there, so it is no model call",
+        "{count} replies the agent wrote itself without calling the model (such as \"No response requested.\") "
+        "are left out: no window was sent there, so they are no model calls",
+    ),
     "context_items_included": (
         "{count} context item the person attached (a file, a selection, search results) is kept in their turn, in "
         "front of their words, as the agent sends it to the model",

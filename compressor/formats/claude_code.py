@@ -22,9 +22,13 @@ Lines Claude Code writes itself, read as what they are to the model (Claude Code
   ``error``) is what Claude Code shows when a model call FAILED: no reply came, its usage is zero, and
   ``normalizeMessagesForAPI`` drops it from every later request. It is left out, counted in a reading
   (``api_errors_left_out``), so the replay sees no model call there and the next reply's usage anchors the window;
-- any other ``"<synthetic>"`` reply (e.g. "No response requested.") is sent to the model later, so it is kept, but
-  without its all-zero usage, and it never names the run's model. (The data model has no "assistant turn that was
-  not a call", so such a reply is still a call point of the replay: rare, and its window is only estimated.)
+- any other ``"<synthetic>"`` reply (``createAssistantMessage``: "No response requested." after a turn that asked
+  for none, or the sentinel ``conversationRecovery`` appends on resume after an interrupted turn) is written without
+  a model call: no window was sent there, its usage is all zero. Every assistant message is a call point of the
+  replay (SPEC §6/§8: the trigger is checked before each call), and the data model has no "assistant turn that was
+  not a call", so such a reply is left out too, counted in a reading (``synthetic_replies_left_out``): the replay
+  checks no trigger where no call was made, and the next real reply's measured usage already holds its few words.
+  (Public usage and transcript tools skip ``<synthetic>`` lines the same way.) Neither kind names the run's model.
 
 Headless output (``claude -p --output-format stream-json``) holds the same message lines after a ``system`` line of
 ``subtype: "init"`` (``session_id``, ``model``), and ends with a ``result`` line (its ``usage`` and
@@ -96,7 +100,7 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
     session: Any = None
     prompt_due = False  # a headless run began (``init``): its prompt is due before the next message line
     stood_in = 0
-    api_errors = 0
+    api_errors = synthetic = 0
     result: dict[str, Any] = {}
     for loc, value in located:
         line = expect_dict(value, loc, "a session line")
@@ -107,7 +111,7 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
         if line.get("type") == "result":
             result.update({key: line[key] for key in RESULT_FIELDS if key in line})
             continue
-        if prompt_due and line.get("type") in MESSAGE_LINE_TYPES and not is_api_error(line):
+        if prompt_due and line.get("type") in MESSAGE_LINE_TYPES and not _no_call(line):
             prompt_due = False
             if not _prompt_line(line):
                 entries.append(Message(role="user", content="", metadata=dict(PROMPT_METADATA)))
@@ -125,6 +129,9 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
             seen.add(uuid)
         if is_api_error(line):
             api_errors += 1
+            continue
+        if is_synthetic_reply(line):
+            synthetic += 1
             continue
         summary = line.get("type") == "user" and line.get("isCompactSummary") is True
         message_loc = loc.key("message")
@@ -153,11 +160,7 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
     if isinstance(session, str):
         metadata["session_id"] = session
     model = next(
-        (
-            m.model_extra.get("model")
-            for m in reversed(messages)
-            if m.role == "assistant" and m.model_extra and m.model_extra.get("model") != SYNTHETIC_MODEL
-        ),
+        (m.model_extra.get("model") for m in reversed(messages) if m.role == "assistant" and m.model_extra),
         None,
     )
     if isinstance(model, str) and model:
@@ -167,6 +170,7 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
         metadata["result"] = result
     turns.tally.add("prompts_not_recorded", stood_in)
     turns.tally.add("api_errors_left_out", api_errors)
+    turns.tally.add("synthetic_replies_left_out", synthetic)
     return assemble(
         turns.messages,
         [],
@@ -187,6 +191,18 @@ def is_api_error(line: dict[str, Any]) -> bool:
     message = line.get("message")
     synthetic = isinstance(message, dict) and message.get("model") == SYNTHETIC_MODEL
     return synthetic and isinstance(line.get("error"), str) and bool(line["error"])  # headless output
+
+
+def is_synthetic_reply(line: dict[str, Any]) -> bool:
+    """Whether a line is a reply Claude Code wrote itself, model ``<synthetic>``, with no model call (see above)."""
+    message = line.get("message")
+    synthetic = isinstance(message, dict) and message.get("model") == SYNTHETIC_MODEL
+    return synthetic and line.get("type") == "assistant"
+
+
+def _no_call(line: dict[str, Any]) -> bool:
+    """Whether a line stands where no model call was made: a failed call's error or Claude Code's own reply."""
+    return is_api_error(line) or is_synthetic_reply(line)
 
 
 def _headless_boundary(meta: Any) -> dict[str, Any]:
@@ -235,8 +251,7 @@ def _add_line(reply: _Reply, message: dict[str, Any], loc: Loc) -> None:
         if isinstance(block, dict) and block.get("type") == "tool_result":
             raise FormatProblem(loc.key("content").key(index), "a tool_result block belongs in a user line")
     reply.blocks.extend(content)
-    # Claude Code's own reply carries all-zero usage: no model call measured anything
-    if message.get("usage") is not None and message.get("model") != SYNTHETIC_MODEL:
+    if message.get("usage") is not None:
         reply.usage = anthropic.usage_metadata(message["usage"], loc.key("usage"))
     reply.extras.update({key: value for key, value in message.items() if key not in _NOT_EXTRA})
 

@@ -955,6 +955,12 @@ STRINGS.update(
         "reading.api_errors_left_out.other": (
             "{count} 次模型调用失败：智能体在回复位置写下的错误信息已略去（没有收到回复，智能体也从不把它们发给模型）"
         ),
+        "reading.synthetic_replies_left_out.one": (
+            "智能体未调用模型而自行写下的 {count} 条回复（如 “No response requested.”）已略去：那里没有发送窗口，它不是一次模型调用"
+        ),
+        "reading.synthetic_replies_left_out.other": (
+            "智能体未调用模型而自行写下的 {count} 条回复（如 “No response requested.”）已略去：那里没有发送窗口，它们不是模型调用"
+        ),
         "reading.context_items_included.one": (
             "用户附加的 {count} 个上下文条目（文件、选中内容、搜索结果）保留在其轮次中、位于其文字之前，与智能体发给模型的一致"
         ),

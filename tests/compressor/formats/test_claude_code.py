@@ -279,16 +279,49 @@ class TestLinesClaudeCodeWroteItself:
             "assistant",
             "tool",
             "assistant",
-            "user",
-            "assistant",  # "No response requested."
+            "user",  # "ok", which Claude Code answered itself with "No response requested."
             "user",  # the request whose call failed with "Prompt is too long": the run ends on it
         ]
 
-    def test_every_call_point_left_is_a_reply_with_its_own_usage_or_none(self) -> None:
+    def test_every_call_point_left_is_a_reply_the_model_sent_with_its_own_usage(self) -> None:
         run = load_conversation(ERRORS)
         assistants = [m for m in run.messages if m.role == "assistant"]
-        assert [m.reported_total_tokens for m in assistants] == [16_079, 16_719, 16_856, None]
-        assert assistants[-1].text == "No response requested." and assistants[-1].usage_metadata is None
+        assert [m.reported_total_tokens for m in assistants] == [16_079, 16_719, 16_856]
+        assert all(m.model_extra and m.model_extra.get("model") != "<synthetic>" for m in assistants)
+
+    def test_a_reply_claude_code_wrote_itself_is_no_call_point_and_is_counted(self) -> None:
+        run = load_conversation(ERRORS)
+        assert not any("No response requested." in m.text for m in run.messages)
+        assert next(r for r in run.readings if r.code == "synthetic_replies_left_out").count == 1
+        # not an API error: the two counts stay apart
+        assert next(r for r in run.readings if r.code == "api_errors_left_out").count == 2
+
+    def test_a_synthetic_reply_logged_twice_counts_once(self) -> None:
+        lines = ERRORS.read_text().splitlines()
+        sentinel = next(line for line in lines if "No response requested." in line)
+        run = load_conversation("\n".join([*lines, sentinel]) + "\n", name="twice.jsonl")
+        assert next(r for r in run.readings if r.code == "synthetic_replies_left_out").count == 1
+
+    def test_a_synthetic_reply_does_not_take_the_headless_prompt_s_place(self) -> None:
+        lines = HEADLESS.read_text().splitlines()
+        sentinel = {
+            "type": "assistant",
+            "message": {
+                "id": "9b2e4c6a-1d3f-4a5b-8c7d-0e1f2a3b4c5d",
+                "model": "<synthetic>",
+                "role": "assistant",
+                "stop_reason": "stop_sequence",
+                "type": "message",
+                "usage": {"input_tokens": 0, "output_tokens": 0},
+                "content": [{"type": "text", "text": "No response requested."}],
+            },
+            "parent_tool_use_id": None,
+            "session_id": "6b1f3c2a-9d4e-4f7a-8b2c-1e5d7a9c3f40",
+            "uuid": "1e2d3c4b-5a69-4877-9685-a4b3c2d1e0f9",
+        }
+        text = "\n".join([lines[0], json.dumps(sentinel), *lines[1:]]) + "\n"
+        run = load_conversation(text, name="run.jsonl")
+        assert [m.text for m in run.messages] == [m.text for m in load_conversation(HEADLESS).messages]
 
     def test_the_model_is_the_one_that_replied_not_synthetic(self) -> None:
         run = load_conversation(ERRORS)
@@ -301,11 +334,22 @@ class TestLinesClaudeCodeWroteItself:
         run = load_conversation("\n".join([*lines, error]) + "\n", name="twice.jsonl")
         assert next(r for r in run.readings if r.code == "api_errors_left_out").count == 2
 
-    def test_without_the_flag_the_same_line_would_be_a_reply(self) -> None:
+    def test_without_the_flag_the_same_line_is_claude_code_s_own_reply(self) -> None:
         text = ERRORS.read_text().replace('"isApiErrorMessage": true, "error": "server_error", ', "")
         run = load_conversation(text, name="unflagged.jsonl")
-        assert any(m.role == "assistant" and m.text.startswith("API Error: 529") for m in run.messages)
+        # the model is still <synthetic>: no call made it
+        assert not any(m.text.startswith("API Error: 529") for m in run.messages)
         assert next(r for r in run.readings if r.code == "api_errors_left_out").count == 1  # the other one
+        assert next(r for r in run.readings if r.code == "synthetic_replies_left_out").count == 2
+
+    def test_without_the_flag_or_the_synthetic_model_the_line_is_a_reply(self) -> None:
+        text = (
+            ERRORS.read_text()
+            .replace('"isApiErrorMessage": true, "error": "server_error", ', "")
+            .replace('"model": "<synthetic>"', '"model": "claude-sonnet-4-5-20250929"', 1)
+        )
+        run = load_conversation(text, name="unflagged.jsonl")
+        assert any(m.role == "assistant" and m.text.startswith("API Error: 529") for m in run.messages)
 
     def test_a_headless_error_message_is_left_out_too(self) -> None:
         lines = HEADLESS.read_text().splitlines()
