@@ -23,7 +23,8 @@ request, from config and rules the file does not hold), empty user or assistant 
 call the ``toolCallStates`` already answer. ``thinking`` items go with the next reply as ``reasoning_content``.
 Compactions: in the IDE a summary on item *i* replaces items up to *i* (it goes into the system message), so an
 internal user message carrying ``Previous conversation summary:`` follows the item; the CLI replaces the history
-by an assistant message that is the summary, which then carries it. A model without native tools gets its calls
+by an assistant message that is the summary, which then carries it, and saves only that history: the usage after
+its summary measured the window the file shows (the loader keeps it; after the IDE's, it is marked stale). A model without native tools gets its calls
 as text in the IDE (``systemMessageTools``); the file does not say so, so calls are read as native ones.
 """
 

@@ -82,10 +82,16 @@ def load_conversation(source: Source, *, name: str | None = None) -> Conversatio
 
 def _settled(conversation: Conversation) -> Conversation:
     """The run as it is shown, whole: reported usage after the agent's own first compaction measured the window
-    the agent had *after* compacting, not this one, so it is marked stale (SPEC §6) with a reading that says so."""
+    the agent had *after* compacting, not this one, so it is marked stale (SPEC §6) with a reading that says so.
+
+    A run that opens with its compaction is the compacted history itself (the Continue CLI saves only that, a
+    saved Amazon Q state after /compact too): nothing the compaction replaced is shown, so the usage after it
+    measured the window shown here and stays as it is."""
     if not conversation.recorded_compactions:
         return conversation
     first = min(compaction.index for compaction in conversation.recorded_compactions)
+    if first == 0:
+        return conversation
     messages = list(conversation.messages)
     stale = 0
     for index in range(first + 1, len(messages)):

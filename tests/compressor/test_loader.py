@@ -84,6 +84,23 @@ class TestUsageAfterTheAgentsOwnCompaction:
         assert [(r.code, r.count) for r in settled.readings] == [("usage_after_compaction_stale", 2)]
         assert run.messages[3].reported_total_tokens == 12_000  # the input value is untouched
 
+    def test_a_run_that_opens_with_its_compaction_is_returned_as_is(self) -> None:
+        # The file holds only the compacted history: the usage after it measured the window shown here.
+        from compressor.formats.loader import _settled
+        from compressor.messages import Conversation, RecordedCompaction
+
+        run = Conversation.from_messages(
+            [
+                {"role": "assistant", "content": "summary of the work so far"},
+                {"role": "user", "content": "go on"},
+                {"role": "assistant", "content": "b", "usage_metadata": {"total_tokens": 12_000}},
+            ],
+            recorded_compactions=[
+                RecordedCompaction(index=0, source="test", summary="summary of the work so far")
+            ],
+        )
+        assert _settled(run) is run
+
     def test_a_run_without_recorded_compactions_is_returned_as_is(self) -> None:
         from compressor.formats.loader import _settled
         from compressor.messages import Conversation

@@ -160,6 +160,16 @@ class TestIdeSession:
         assert carrier.text == SUMMARY_LEAD + compaction.summary
         assert ide.messages[compaction.index + 1].text == "Go ahead, and list the package first."
 
+    def test_usage_after_a_summary_is_stale_as_the_file_keeps_the_items_it_replaced(self) -> None:
+        # The IDE sends the summary (in the system message) and the items after it, but the file keeps all.
+        data = raw(IDE)
+        data["history"][9]["message"]["usage"] = {"promptTokens": 900, "completionTokens": 30}
+        data["history"][10]["message"]["content"] = "Listing the package."
+        data["history"][10]["message"]["usage"] = {"promptTokens": 950, "completionTokens": 20}
+        run = load_conversation(json.dumps(data), name="ide.json")
+        assert [m.reported_total_tokens for m in run.messages if m.role == "assistant"][-2:] == [None, None]
+        assert ("usage_after_compaction_stale", 1) in [(r.code, r.count) for r in run.readings]
+
     def test_the_empty_reply_a_failed_stream_left_is_not_a_message(self, ide: Conversation) -> None:
         assert ide.messages[-1].role == "tool" and ide.messages[-2].tool_calls
 
@@ -180,6 +190,25 @@ class TestCliSession:
         (compaction,) = cli.recorded_compactions
         assert compaction.index == 0 and cli.messages[0].role == "assistant"
         assert cli.messages[0].text == compaction.summary
+
+    def test_usage_after_the_summary_was_measured_on_the_history_shown(self, cli: Conversation) -> None:
+        # The CLI saves the compacted history (ChatHistoryService.compact): the file holds no item the summary
+        # replaced, so each later usage measured the window this run shows, and is not stale.
+        assert [m.reported_total_tokens for m in cli.messages if m.role == "assistant"] == [
+            None,  # the summary
+            5258,
+            5497,
+            5651,
+        ]
+        assert not any(r.code == "usage_after_compaction_stale" for r in cli.readings)
+
+    def test_a_system_item_before_the_summary_changes_nothing(self) -> None:
+        data = raw(CLI)
+        system = {"message": {"role": "system", "content": "You are cn."}, "contextItems": []}
+        data["history"].insert(0, system)
+        run = load_conversation(json.dumps(data), name="cli.json")
+        assert run.recorded_compactions[0].index == 0
+        assert not any(r.code == "usage_after_compaction_stale" for r in run.readings)
 
     def test_context_items_are_wrapped_as_the_cli_sends_them(self, cli: Conversation) -> None:
         request = cli.messages[1]
