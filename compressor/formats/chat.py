@@ -37,7 +37,9 @@ def message_format(items: Iterable[Any], obj: dict[str, Any] | None = None) -> s
             return "anthropic"
         if found == "openai":
             calls = message.get("tool_calls")
-            if _OPENJIUWEN_KEYS & message.keys() or (isinstance(calls, list) and any(map(_is_flat_call, calls))):
+            if _OPENJIUWEN_KEYS & message.keys() or (
+                isinstance(calls, list) and any(map(_is_flat_call, calls))
+            ):
                 found = "openjiuwen"
     return found
 
