@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from compressor.dumps import DumpRecord
 from compressor.errors import CompressorError
 from compressor.formats.source import RUN_FILE_SUFFIXES
-from compressor.formats.stores import DATABASE_SUFFIXES
+from compressor.formats.stores import DATABASE_SUFFIXES, Store
 from compressor.image_tokens import is_image_part
 from compressor.jsontext import inert_escapes, may_hold_surrogates, writable_value
 from compressor.messages import Conversation, Message
@@ -84,14 +84,14 @@ def parse_file(file: str, data: bytes) -> FileOutcome:
     return _parsed(file, data, surrogates=may_hold_surrogates(data))
 
 
-def parse_store(file: str, folder: Path) -> FileOutcome:
+def parse_store(file: str, folder: Path | Store) -> FileOutcome:
     """Every conversation of a session store read from its path — a folder (OpenCode's ``storage/``: the store reader
-    opens only regular files inside it) or an SQLite database — or its error. Its texts are not at hand, so
-    surrogates are always looked for."""
+    opens only regular files inside it) or an SQLite database, or the Store already opened on it — or its error.
+    Its texts are not at hand, so surrogates are always looked for."""
     return _parsed(file, folder, surrogates=True)
 
 
-def _parsed(file: str, source: bytes | Path, *, surrogates: bool) -> FileOutcome:
+def _parsed(file: str, source: bytes | Path | Store, *, surrogates: bool) -> FileOutcome:
     from compressor.formats import load_conversations
 
     try:

@@ -16,7 +16,7 @@ from compressor.formats.problems import FormatProblem, Loc, problem_from_validat
 from compressor.formats.registry import READERS, read_store, reader_for
 from compressor.formats.shape import Shape
 from compressor.formats.source import MAX_DEPTH, Source, read_source
-from compressor.formats.stores import open_store
+from compressor.formats.stores import Store, open_store
 from compressor.message_pack import MessagePack
 from compressor.messages import Conversation, Reading
 
@@ -61,8 +61,9 @@ FORMAT_NAMES: tuple[str, ...] = (
 )
 
 
-def load_conversations(source: Source, *, name: str | None = None) -> list[Conversation]:
-    """Every conversation a source holds (a path, JSON/JSONL text or bytes, a list or a dict).
+def load_conversations(source: Source | Store, *, name: str | None = None) -> list[Conversation]:
+    """Every conversation a source holds (a path, JSON/JSONL text or bytes, a list or a dict, or a Store that
+    ``stores.open_store`` opened, read as it is without looking at its file again).
 
     ``name`` stands for the source in error messages and conversation names (e.g. an uploaded file's name).
     """
@@ -70,7 +71,7 @@ def load_conversations(source: Source, *, name: str | None = None) -> list[Conve
     return conversations
 
 
-def load_conversation(source: Source, *, name: str | None = None) -> Conversation:
+def load_conversation(source: Source | Store, *, name: str | None = None) -> Conversation:
     """The one conversation a source holds; a source with several is an error naming how many."""
     label, conversations = _load(source, name)
     if len(conversations) != 1:
@@ -107,20 +108,17 @@ def _settled(conversation: Conversation) -> Conversation:
     return conversation.model_copy(update={"messages": held, "readings": [*conversation.readings, reading]})
 
 
-def _load(source: Source, name: str | None) -> tuple[str, list[Conversation]]:
+def _load(source: Source | Store, name: str | None) -> tuple[str, list[Conversation]]:
     label, conversations = _read(source, name)
     return label, [_settled(conversation) for conversation in conversations]
 
 
-def _read(source: Source, name: str | None) -> tuple[str, list[Conversation]]:
+def _read(source: Source | Store, name: str | None) -> tuple[str, list[Conversation]]:
+    if isinstance(source, Store):
+        return _from_store(source)
     store = open_store(source, name)  # a folder or an SQLite database: the store readers take it
     if store is not None:
-        try:
-            return store.label, read_store(store)
-        except FormatProblem as problem:
-            raise ConversationFormatError(store.label, str(problem)) from None
-        except ValidationError as error:
-            raise ConversationFormatError(store.label, str(problem_from_validation(error, Loc()))) from None
+        return _from_store(store)
     document = read_source(source, name)
     try:
         if document.lines is not None:
@@ -167,6 +165,15 @@ def _from_value(value: Any, stem: str, *, consume: bool = False) -> list[Convers
             root, f"unrecognised format: a list of objects with keys {_keys(shape.objects[0])}; {_tried()}"
         )
     return reader.read(shape)
+
+
+def _from_store(store: Store) -> tuple[str, list[Conversation]]:
+    try:
+        return store.label, read_store(store)
+    except FormatProblem as problem:
+        raise ConversationFormatError(store.label, str(problem)) from None
+    except ValidationError as error:
+        raise ConversationFormatError(store.label, str(problem_from_validation(error, Loc()))) from None
 
 
 def _from_lines(lines: Lines, stem: str, *, consume: bool = False) -> list[Conversation]:

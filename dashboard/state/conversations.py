@@ -17,7 +17,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from compressor.analysis import Analysis, analyze
 from compressor.dumps.files import UnreadableFile
 from compressor.formats.places import is_store_folder
-from compressor.formats.stores import is_database_file
+from compressor.formats.stores import open_store
 from compressor.message_pack import MessagePack
 from compressor.messages import Conversation, Message
 from compressor.secrets import Finding, find_secrets_in_messages
@@ -144,15 +144,11 @@ def on_open_sample() -> None:
 def on_open_root_file(root_index: int, relative: str) -> None:
     configured = roots.configured_roots()
     try:
-        outcomes = load_root_file(configured[root_index], relative)
+        outcomes, database = _open_root_file(configured[root_index], relative)
     except (IndexError, roots.OutsideRootError, UnreadableFile, OSError) as error:
-        outcomes = [FileOutcome(relative, error=one_line(error, relative))]
+        outcomes, database = [FileOutcome(relative, error=one_line(error, relative))], False
     # a database is read whole on every open, never followed (the "store" origin), as a store folder is
-    _keep(
-        "store" if _is_root_database(configured, root_index, relative) else "root",
-        outcomes,
-        root_index=root_index,
-    )
+    _keep("store" if database else "root", outcomes, root_index=root_index)
 
 
 def on_open_root_store(root_index: int, relative: str) -> None:
@@ -218,23 +214,21 @@ def load_sample(name: str) -> list[FileOutcome]:
 def load_root_file(root: Path, relative: str) -> list[FileOutcome]:
     """A regular file under a root (confined), parsed once per version of the file; OutsideRootError,
     UnreadableFile or OSError naming the file when it cannot be read."""
+    return _open_root_file(root, relative)[0]
+
+
+def _open_root_file(root: Path, relative: str) -> tuple[list[FileOutcome], bool]:
+    """``load_root_file``, and whether the file is an SQLite database (its header read once, here)."""
     signature = roots.file_signature(root, relative)
     if signature is None:
         roots.read_file(root, relative)  # raises, naming why the file cannot be read
         raise UnreadableFile(f"{relative}: cannot be read")
-    path = roots.confine(root, relative)
-    if is_database_file(path):
+    store = open_store(roots.confine(root, relative), relative)  # a regular file: a Store only for a database
+    if store is not None and store.kind == "sqlite":
         # Read by its path, page by page and on every open: a database (Cursor's state.vscdb) may be far bigger than
         # the chats it holds, and a running agent's write may reach only its -wal, which the file's date misses.
-        return [parse_store(relative, path)]
-    return list(_load_server_file(str(root), relative, *signature))
-
-
-def _is_root_database(configured: Sequence[Path], root_index: int, relative: str) -> bool:
-    try:
-        return is_database_file(roots.confine(configured[root_index], relative))
-    except (IndexError, roots.OutsideRootError, OSError):
-        return False
+        return [parse_store(relative, store)], True
+    return list(_load_server_file(str(root), relative, *signature)), False
 
 
 def is_root_store(root: Path, relative: str) -> bool:

@@ -109,3 +109,29 @@ class TestUsageAfterTheAgentsOwnCompaction:
             [{"role": "assistant", "content": "a", "usage_metadata": {"total_tokens": 5}}]
         )
         assert _settled(run) is run
+
+
+class TestAnOpenedStore:
+    def test_is_read_as_it_is_as_its_path_would_be(self, tmp_path: Path) -> None:
+        from compressor.formats.stores import open_store
+        from tests.compressor.formats.test_goose import database
+
+        path = database(tmp_path / "sessions.db")
+        store = open_store(path, "sessions.db")
+        assert store is not None and store.kind == "sqlite"
+        assert load_conversations(store) == load_conversations(path, name="sessions.db")
+
+    def test_a_store_no_reader_takes_is_one_line_naming_it(self, tmp_path: Path) -> None:
+        import sqlite3
+        from contextlib import closing
+
+        from compressor.formats.stores import open_store
+
+        path = tmp_path / "other.db"
+        with closing(sqlite3.connect(path)) as db, db:
+            db.execute("CREATE TABLE t (x)")
+        store = open_store(path, "other.db")
+        assert store is not None
+        with pytest.raises(ConversationFormatError) as raised:
+            load_conversations(store)
+        assert str(raised.value).startswith("other.db: ")

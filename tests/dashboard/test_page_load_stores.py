@@ -219,3 +219,28 @@ class TestDatabaseOnTheServer:
             c.name for c in load_conversations(path)
         ]
         assert path.read_bytes() == before and sorted(p.name for p in root.iterdir()) == ["state.vscdb"]
+
+    def test_opening_a_database_by_its_path_reads_its_header_once(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from compressor.formats import stores
+        from tests.compressor.formats.test_goose import database
+
+        root = tmp_path / "root"
+        root.mkdir()
+        path = database(root / "sessions.db")
+        names = [c.name for c in load_conversations(path)]
+        at = page_with_root(root, monkeypatch)
+        reads: list[Path] = []
+        header = stores._starts_with_header
+
+        def counted(where: Path) -> bool:
+            reads.append(Path(where))
+            return header(where)
+
+        monkeypatch.setattr(stores, "_starts_with_header", counted)
+        at.button(key=keys.page_widget("load", "open_file")).click().run()
+        no_exception(at)
+        assert [item.conversation.name for item in store_items(at)] == names  # type: ignore[attr-defined]
+        # once, where the page opens it: not again by the loader, nor to name where the runs came from
+        assert [p.resolve() for p in reads] == [path.resolve()]
