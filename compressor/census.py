@@ -79,9 +79,9 @@ READING_TEXT: dict[str, tuple[str, str]] = {
         "came, and the agent never sends them to the model)",
     ),
     "synthetic_replies_left_out": (
-        "{count} reply the agent wrote itself without calling the model (such as \"No response requested.\") is "
+        '{count} reply the agent wrote itself without calling the model (such as "No response requested.") is '
         "left out: no window was sent there, so it is no model call",
-        "{count} replies the agent wrote itself without calling the model (such as \"No response requested.\") "
+        '{count} replies the agent wrote itself without calling the model (such as "No response requested.") '
         "are left out: no window was sent there, so they are no model calls",
     ),
     "context_items_included": (
