@@ -33,6 +33,7 @@ from compressor.formats.problems import (
     expect_dict,
     expect_list,
     expect_name,
+    expect_text,
     short,
     type_name,
 )
@@ -145,7 +146,7 @@ def _user_content(content: Any, loc: Loc, log: SessionLog) -> str | list[dict[st
         part = expect_dict(part, where, "a content part")
         kind = part.get("type")
         if kind == "text":
-            parts.append({"type": "text", "text": _string(part, "text", where)})
+            parts.append({"type": "text", "text": expect_text(part, "text", where)})
         elif kind == "image":
             image = part.get("image")
             if not isinstance(image, str):
@@ -160,13 +161,6 @@ def _user_content(content: Any, loc: Loc, log: SessionLog) -> str | list[dict[st
     if all(part["type"] == "text" for part in parts):
         return "\n".join(part["text"] for part in parts)
     return parts
-
-
-def _string(part: dict[str, Any], key: str, loc: Loc) -> str:
-    value = part.get(key)
-    if not isinstance(value, str):
-        raise FormatProblem(loc.key(key), f"must be a string, got {type_name(value)} {short(value)}")
-    return value
 
 
 def _call_id(part: dict[str, Any], loc: Loc) -> str:
@@ -204,15 +198,15 @@ def _assistant(content: Any, loc: Loc, log: SessionLog) -> dict[str, Any] | None
         part = expect_dict(part, where, "a content part")
         kind = part.get("type")
         if kind == "text":
-            text.append(_string(part, "text", where))
+            text.append(expect_text(part, "text", where))
         elif kind == "reasoning":
-            reasoning.append(_string(part, "text", where))
+            reasoning.append(expect_text(part, "text", where))
         elif kind in ("tool-call", "tool-result") and (part.get("providerExecuted") or kind == "tool-result"):
             _call_id(part, where)
             kept.append({key: part[key] for key in PROVIDER_KEYS if key in part})
         elif kind == "tool-call":
             arguments = part["input"] if "input" in part else part.get("args", {})
-            function = {"name": _string(part, "toolName", where), "arguments": _compact(arguments)}
+            function = {"name": expect_text(part, "toolName", where), "arguments": _compact(arguments)}
             calls.append({"id": _call_id(part, where), "type": "function", "function": function})
         else:
             log.skip(f"{short(kind)} assistant parts (a type this reader does not send)")

@@ -52,7 +52,15 @@ from datetime import datetime
 from typing import Any
 
 from compressor.formats.building import MAX_TOKEN_COUNT
-from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, short, type_name
+from compressor.formats.problems import (
+    FormatProblem,
+    Loc,
+    expect_dict,
+    expect_list,
+    expect_text,
+    short,
+    type_name,
+)
 from compressor.formats.roles import TurnRules
 from compressor.formats.runs import RunBuilder, token_count
 from compressor.formats.shape import Reader, Shape
@@ -107,15 +115,6 @@ def _variant(value: Any, loc: Loc, kinds: tuple[str, ...], what: str) -> tuple[s
     return kind, expect_dict(value[kind], loc.key(kind), what), loc.key(kind)
 
 
-def _text(data: dict[str, Any], key: str, loc: Loc, *, required: bool = True) -> str:
-    value = data.get(key)
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str):
-        raise FormatProblem(loc.key(key), f"must be a string, got {type_name(value)} {short(value)}")
-    return value
-
-
 def _time_block(value: Any, loc: Loc) -> str:
     """The block ``content_with_context`` puts before a timestamped turn (milliseconds, the offset written out)."""
     if value is None:
@@ -133,7 +132,7 @@ def _time_block(value: Any, loc: Loc) -> str:
 def _sent_text(user: dict[str, Any], prompt: str | None, loc: Loc) -> str:
     """``content_with_context``: the time block, the hook context, then the prompt (delimited if anything is before)."""
     text = _time_block(user.get("timestamp"), loc.key("timestamp"))
-    extra = _text(user, "additional_context", loc, required=False)
+    extra = expect_text(user, "additional_context", loc, required=False)
     if extra:
         text += extra + "\n"
     if prompt is not None:
@@ -230,10 +229,10 @@ class _State:
         self._note_cwd(user)
         prompt: str | None = None
         if kind == "Prompt":
-            prompt = _text(content, "prompt", where)
+            prompt = expect_text(content, "prompt", where)
         else:
             if kind == "CancelledToolUses" and content.get("prompt") is not None:
-                prompt = _text(content, "prompt", where)
+                prompt = expect_text(content, "prompt", where)
             self._results(content.get("tool_use_results"), where.key("tool_use_results"))
         self._cancel_open(loc)
         text = _sent_text(user, prompt, loc)
@@ -255,7 +254,7 @@ class _State:
         for index, result in enumerate(expect_list(value, loc, "tool results")):
             where = loc.key(index)
             result = expect_dict(result, where, "a tool result")
-            call_id = _text(result, "tool_use_id", where)
+            call_id = expect_text(result, "tool_use_id", where)
             blocks = expect_list(result.get("content"), where.key("content"), "result blocks")
             texts = [_block_text(block, where.key("content").key(n)) for n, block in enumerate(blocks)]
             if call_id not in calls:
@@ -293,7 +292,7 @@ class _State:
 
     def _assistant(self, value: Any, loc: Loc) -> None:
         kind, reply, where = _variant(value, loc, ASSISTANT_KINDS, "an assistant message")
-        data: dict[str, Any] = {"role": "assistant", "content": _text(reply, "content", where)}
+        data: dict[str, Any] = {"role": "assistant", "content": expect_text(reply, "content", where)}
         if isinstance(reply.get("message_id"), str):
             data["id"] = reply["message_id"]
         if kind == "ToolUse":
@@ -379,8 +378,8 @@ def tool_defs(value: Any, loc: Loc) -> list[ToolDef]:
             parameters = schema.get("json") if isinstance(schema, dict) else None
             out.append(
                 ToolDef(
-                    name=_text(spec, "name", where),
-                    description=_text(spec, "description", where, required=False),
+                    name=expect_text(spec, "name", where),
+                    description=expect_text(spec, "description", where, required=False),
                     parameters=parameters if isinstance(parameters, dict) else {},
                 )
             )

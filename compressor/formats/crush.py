@@ -47,7 +47,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, short, type_name
+from compressor.formats.problems import (
+    FormatProblem,
+    Loc,
+    expect_dict,
+    expect_list,
+    expect_text,
+    short,
+)
 from compressor.formats.roles import TurnRules
 from compressor.formats.runs import RunBuilder, token_count
 from compressor.formats.source import check_depth
@@ -98,16 +105,7 @@ class StoredMessage:
     def first(self, kind: str, key: str) -> str:
         """A field of the first part of ``kind`` ("" without one), as ``Message.Content()`` and the like take it."""
         found = self.of(kind)
-        return _string(found[0][2], key, found[0][0]) if found else ""
-
-
-def _string(data: dict[str, Any], key: str, loc: Loc) -> str:
-    value = data.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise FormatProblem(loc.key(key), f"must be a string, got {type_name(value)} {short(value)}")
-    return value
+        return expect_text(found[0][2], key, found[0][0], required=False) if found else ""
 
 
 def _parts(text: Any, loc: Loc) -> list[Part]:
@@ -137,7 +135,7 @@ def _parts(text: Any, loc: Loc) -> list[Part]:
 def _decoded(data: dict[str, Any], loc: Loc) -> bytes:
     """A ``binary`` part's ``Data`` (Go's ``[]byte``: base64 in JSON)."""
     try:
-        return base64.b64decode(_string(data, "Data", loc), validate=True)
+        return base64.b64decode(expect_text(data, "Data", loc, required=False), validate=True)
     except (binascii.Error, ValueError):
         raise FormatProblem(loc.key("Data"), "not base64") from None
 
@@ -158,13 +156,13 @@ class _Session:
         self.messages = messages
         self.summary_id = summary_id
         self.calls = {
-            _string(data, "id", loc)
+            expect_text(data, "id", loc, required=False)
             for m in messages
             if m.row.get("role") == "assistant"
             for loc, _, data in m.of("tool_call")
         }
         self.results = {
-            _string(data, "tool_call_id", loc)
+            expect_text(data, "tool_call_id", loc, required=False)
             for m in messages
             if m.row.get("role") == "tool"
             for loc, _, data in m.of("tool_result")
@@ -212,8 +210,8 @@ class _Session:
             text += ATTACHED + "".join(attached)
         typed = bool(text)
         for loc, _, shell in message.of("shell_command"):
-            output = _ANSI.sub("", _string(shell, "output", loc))
-            said = f"$ {_string(shell, 'command', loc)}\n{output}\n(exit code {shell.get('exit_code', 0)})"
+            output = _ANSI.sub("", expect_text(shell, "output", loc, required=False))
+            said = f"$ {expect_text(shell, 'command', loc, required=False)}\n{output}\n(exit code {shell.get('exit_code', 0)})"
             text = f"{text}\n\n{said}" if text else said
         if not text and not files:
             self.run.skip("empty user messages")
@@ -231,10 +229,10 @@ class _Session:
         reasoning = message.first("reasoning", "thinking")
         calls = [
             {
-                "id": _string(data, "id", loc),
+                "id": expect_text(data, "id", loc, required=False),
                 "type": "function",
-                "name": _string(data, "name", loc),
-                "arguments": _string(data, "input", loc),
+                "name": expect_text(data, "name", loc, required=False),
+                "arguments": expect_text(data, "input", loc, required=False),
             }
             for loc, _, data in message.of("tool_call")
         ]
@@ -262,20 +260,20 @@ class _Session:
 
     def _tool(self, message: StoredMessage) -> None:
         for loc, _, data in message.of("tool_result"):
-            call_id = _string(data, "tool_call_id", loc)
+            call_id = expect_text(data, "tool_call_id", loc, required=False)
             if call_id not in self.calls:
                 self.run.skip("tool results to no call")
                 continue
-            content: str | list[dict[str, Any]] = _string(data, "content", loc)
+            content: str | list[dict[str, Any]] = expect_text(data, "content", loc, required=False)
             tool: dict[str, Any] = {
                 "role": "tool",
                 "tool_call_id": call_id,
-                "name": _string(data, "name", loc),
+                "name": expect_text(data, "name", loc, required=False),
             }
             if data.get("is_error") is True:
                 tool["is_error"] = True
-            elif media := _string(data, "data", loc):
-                mime = _string(data, "mime_type", loc)
+            elif media := expect_text(data, "data", loc, required=False):
+                mime = expect_text(data, "mime_type", loc, required=False)
                 content = (
                     [{"type": "image_url", "image_url": {"url": f"data:{mime};base64,{media}"}}]
                     if _is_base64(media)
@@ -289,13 +287,16 @@ def _attachments(message: StoredMessage) -> tuple[list[str], list[dict[str, Any]
     attached: list[str] = []
     files: list[dict[str, Any]] = []
     for loc, _, data in message.of("binary"):
-        mime, path = _string(data, "MIMEType", loc), _string(data, "Path", loc)
+        mime, path = (
+            expect_text(data, "MIMEType", loc, required=False),
+            expect_text(data, "Path", loc, required=False),
+        )
         if mime.startswith("text/"):
             opening = f"<file path='{path}'>\n" if path else "<file>\n"
             body = _decoded(data, loc).decode("utf-8", errors="replace")
             attached.append(f"{opening}\n{body}\n</file>\n")
         elif mime.startswith("image/"):
-            url = f"data:{mime};base64,{_string(data, 'Data', loc)}"
+            url = f"data:{mime};base64,{expect_text(data, 'Data', loc, required=False)}"
             files.append({"type": "image_url", "image_url": {"url": url}})
         else:
             files.append({"type": "text", "text": f"[Attached {mime or 'file'}: {path or 'file'}]"})

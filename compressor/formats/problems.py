@@ -102,6 +102,16 @@ def expect_name(record: dict[str, Any], key: str, loc: Loc) -> str:
     return value
 
 
+def expect_text(record: dict[str, Any], key: str, loc: Loc, *, required: bool = True) -> str:
+    """``record[key]`` when it is a string; "" when it is missing or null and not ``required``; else the problem."""
+    value = record.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        raise FormatProblem(loc.key(key), f"must be a string, got {type_name(value)} {short(value)}")
+    return value
+
+
 def _is_type_tag(step: str | int) -> bool:
     # pydantic names the member of a union it tried (e.g. "str", "list[...]"); users never wrote those.
     return isinstance(step, str) and (step in {"str", "int", "float", "bool", "dict", "list"} or "[" in step)
