@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from .lean_sequence import LeanSequence
-from .message_storage import COUNT_SLOT, NO_EXTRA, cached_count, count_slot_value, lean_copy
+from .message_storage import COUNT_SLOT, NO_EXTRA, cached_count, is_process_counter, lean_copy
 
 #: Roles a plain message may have, by code (0: the item is a message object, not a text).
 _ROLES: tuple[str, ...] = ("", "system", "user", "assistant")
@@ -174,7 +174,7 @@ class MessagePack(LeanSequence):
 
     def _keep_counts_of(self, counter: str | None) -> None:
         self._counter = counter
-        self._bare = counter is not None and count_slot_value(counter, 0) == 0
+        self._bare = counter is not None and is_process_counter(counter)
 
     # -- counts --------------------------------------------------------------------------------
 

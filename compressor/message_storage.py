@@ -113,9 +113,9 @@ def keep_count(message: BaseModel, counter: str, tokens: int) -> None:
     object.__setattr__(message, COUNT_SLOT, counts)
 
 
-def count_slot_value(counter: str, tokens: int) -> int | dict[str, int]:
-    """What ``keep_count`` leaves in the slot of a message that held no count: for a message built with its count."""
-    return tokens if counter == _process_counter(counter) else {counter: tokens}
+def is_process_counter(counter: str) -> bool:
+    """Whether ``counter``'s counts sit in a message's slot as a bare int (it is the process's counter)."""
+    return counter == _process_counter(counter)
 
 
 def token_counts(message: BaseModel) -> dict[str, int]:

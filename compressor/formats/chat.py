@@ -15,7 +15,7 @@ from compressor.formats.lines import Lines
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, type_name
 from compressor.formats.shape import Reader, Shape
 from compressor.message_pack import MessagePack
-from compressor.messages import Conversation
+from compressor.messages import Conversation, Message
 
 #: Keys only openJiuwen's own message models write.
 _OPENJIUWEN_KEYS = frozenset({"usage_metadata", "metadata"})
@@ -44,16 +44,18 @@ def message_format(items: Iterable[Any], obj: dict[str, Any] | None = None) -> s
     return found
 
 
-def convert_messages(located: Iterable[tuple[Loc, Any]], *, anthropic_blocks: bool) -> MessagePack:
-    """Messages in order, packed; Anthropic content blocks are unfolded when the list uses them."""
-    out = MessagePack()
+def convert_messages(
+    located: Iterable[tuple[Loc, Any]], *, anthropic_blocks: bool, first: Sequence[Message] = ()
+) -> MessagePack:
+    """Messages in order, packed after ``first``; Anthropic content blocks are unfolded when the list uses them."""
+    out = MessagePack(first)
     legacy = _LegacyFunctions()
     for loc, item in located:
         data = expect_dict(item, loc, "a message")
         if anthropic_blocks:
             out.extend(anthropic.convert_message(data, loc))
         else:
-            out.append_built(build_message(legacy.modernise(data, len(out)), loc, lean=False))
+            out.append_built(build_message(legacy.modernise(data, len(out) - len(first)), loc, lean=False))
     return out
 
 
@@ -99,8 +101,9 @@ def from_object(
     items = expect_list(obj.get("messages"), messages_loc, "messages")
     detected = message_format(items, obj)
     system = anthropic.system_messages(obj.get("system"), base.key("system"))
-    messages = MessagePack(system)
-    messages.extend(convert_messages(indexed(items, messages_loc), anthropic_blocks=detected == "anthropic"))
+    messages = convert_messages(
+        indexed(items, messages_loc), anthropic_blocks=detected == "anthropic", first=system
+    )
     tools = build_tools(obj.get("tools"), base.key("tools"))
     return build_conversation(messages, tools, name=name, source_format=source_format or detected, loc=base)
 
