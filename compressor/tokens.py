@@ -30,6 +30,7 @@ from .message_storage import cached_count, keep_count, token_counts
 from .messages import Conversation, Message, ToolDef
 from .sanitize import content_text, sanitize_string, sanitize_value
 from .token_chunks import CHUNK_CHARS, count_in_chunks
+from .token_words import WordCounts
 
 COUNTER_NAMES: tuple[str, ...] = ("cl100k_base", "o200k_base", "string_length")
 
@@ -255,6 +256,7 @@ class TiktokenCounter(TokenCounter):
     def __init__(self, encoding: str = "cl100k_base") -> None:
         self.name = encoding
         self._encoding = load_encoding(encoding)
+        self._words = WordCounts(self._encoding.encode_ordinary)
 
     def tok(self, text: str) -> int:
         if len(text) > 2 * CHUNK_CHARS:
@@ -262,7 +264,8 @@ class TiktokenCounter(TokenCounter):
         return self._tok_whole(text)
 
     def _tok_whole(self, text: str) -> int:
-        return len(self._encoding.encode(text, disallowed_special=()))
+        # len(encode(text, disallowed_special=())), from the counts of the text's words (exact; see token_words)
+        return self._words.count(text)
 
     def wrapped_tokens(self, prefix: str, text: str, suffix: str) -> int:
         if len(text) > 2 * CHUNK_CHARS:
