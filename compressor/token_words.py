@@ -47,7 +47,7 @@ class _Counted(dict[str, int]):
 class WordCounts:
     """``count(text)``: the number of tokens ``encode`` gives ``text``, from the counts of its words."""
 
-    def __init__(self, encode: Callable[[str], list[int]], most: int = 1 << 15) -> None:
+    def __init__(self, encode: Callable[[str], list[int]], most: int = 1 << 16) -> None:
         self._encode = encode
         self._first = _Counted(encode, "", most)
         self._spaced = _Counted(encode, " ", most)
@@ -57,10 +57,10 @@ class WordCounts:
         spaced = self._spaced
         if len(head) <= _SAMPLED:
             return self._first[head[0]] + sum(map(spaced.__getitem__, islice(head, 1, None)))
-        # A long text that starts with unseen words (ids, hashes, a new file) is cheaper to encode whole than
-        # word by word. Its first words are learnt, so a vocabulary that does repeat is soon taken by words.
+        # A long text whose first words are a third or more unseen (ids, hashes, a new file) is cheaper to encode
+        # whole than word by word. A few are learnt, so a vocabulary that does repeat is soon taken by words.
         unseen = [part for part in islice(head, 1, _SAMPLED) if part not in spaced]
-        if 2 * len(unseen) >= _SAMPLED:
+        if 3 * len(unseen) >= _SAMPLED:
             for part in unseen[:_LEARNT]:
                 spaced[part]  # looking a part up learns its count
             return len(self._encode(text))
