@@ -178,6 +178,8 @@ def _from_store(store: Store) -> tuple[str, list[Conversation]]:
 
 def _from_lines(lines: Lines, stem: str, *, consume: bool = False) -> list[Conversation]:
     """``consume``: the lines were parsed here, so a reader may empty the list as messages are built."""
+    if isinstance(lines[0][1], list):  # a run's messages a line (Pydantic AI's new_messages_json())
+        return _from_lists(lines, stem, consume=consume)
     for number, value in lines:
         if not isinstance(value, dict):
             raise FormatProblem(Loc(line=number), f"expected a JSON object, got {type_name(value)}")
@@ -190,6 +192,21 @@ def _from_lines(lines: Lines, stem: str, *, consume: bool = False) -> list[Conve
             f"unrecognised format: JSONL of objects with keys {_keys(first)}; {_tried()}",
         )
     return reader.read(shape)
+
+
+def _from_lists(lines: Lines, stem: str, *, consume: bool) -> list[Conversation]:
+    """Each line a JSON list read as a file holding that list alone; runs named ``<stem> #<index>`` as
+    OpenHands' one-run-a-line output is."""
+    conversations: list[Conversation] = []
+    for index, (number, value) in enumerate(lines):
+        if not isinstance(value, list):
+            raise FormatProblem(Loc(line=number), f"expected a JSON list like line 1, got {type_name(value)}")
+        try:
+            name = stem if len(lines) == 1 else f"{stem} #{index}"
+            conversations += _from_value(value, name, consume=consume)
+        except FormatProblem as problem:
+            raise FormatProblem(Loc(number, problem.loc.path), problem.problem) from None
+    return conversations
 
 
 def _tried() -> str:

@@ -17,7 +17,7 @@ from compressor.analysis import analyze
 from compressor.census import count_messages
 from compressor.cli import EXIT_BAD_INPUT, EXIT_OK, main
 from compressor.errors import ConversationFormatError
-from compressor.formats import load_conversation
+from compressor.formats import load_conversation, load_conversations
 from compressor.formats.pydantic_ai import ENCRYPTED, retry_text
 from compressor.messages import Conversation
 from tests.conftest import FIXTURES, fixture
@@ -343,3 +343,32 @@ class TestWrappedHistories:
     def test_an_object_without_a_pydantic_ai_message_is_left_to_the_other_readers(self) -> None:
         chat = load_conversation(json.dumps({"messages": [{"role": "user", "content": "hi"}]}), name="c.json")
         assert chat.source_format != "pydantic-ai"
+
+
+class TestRunsOneALine:
+    """JSONL whose every line is one run's ``new_messages_json()`` (a list, as Pydantic AI's chat-app example stores
+    each run's messages): one conversation a line, named as OpenHands' one-run-a-line output is. Before, the loader
+    took only objects a line and refused the file."""
+
+    def test_each_line_is_the_run_its_list_holds(self, run: Conversation) -> None:
+        older = json.loads(fixture(OLDER).read_text())
+        text = json.dumps(bare()) + "\n" + json.dumps(older) + "\n"
+        first, second = load_conversations(text, name="runs.jsonl")
+        assert (first.name, second.name) == ("runs #0", "runs #1")
+        assert first.messages == run.messages and first.source_format == "pydantic-ai"
+        assert second.messages == load_conversation(fixture(OLDER)).messages
+
+    def test_one_line_is_one_run_named_by_its_file(self, run: Conversation) -> None:
+        (only,) = load_conversations(json.dumps(bare()) + "\n", name="runs.jsonl")
+        assert only.name == "runs" and only.messages == run.messages
+
+    def test_a_problem_names_its_line_and_place(self) -> None:
+        bad = [request(user("a")), response(call("c1", args=[1]))]
+        text = json.dumps(bare()) + "\n" + json.dumps(bad) + "\n"
+        with pytest.raises(ConversationFormatError, match=r"runs\.jsonl: line 2: \[1\]\.parts\[0\]\.args"):
+            load_conversations(text, name="runs.jsonl")
+
+    def test_an_object_after_lists_is_one_line_naming_it(self) -> None:
+        text = json.dumps(bare()) + "\n" + json.dumps(request(user("a"))) + "\n"
+        with pytest.raises(ConversationFormatError, match=r"line 2: expected a JSON list like line 1"):
+            load_conversations(text, name="runs.jsonl")
