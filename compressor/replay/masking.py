@@ -12,6 +12,7 @@ one (positions never shift), so only the summary of the hybrid rearranges the co
 from __future__ import annotations
 
 from bisect import bisect_left
+from itertools import accumulate
 
 from ..errors import ConfigError
 from ..tokens import LIST_OVERHEAD
@@ -135,8 +136,9 @@ class MaskingPlayer(Player):
         prefix_tokens = self._list_tokens(0, first)
         for p, masked, _ in changes:
             entries[p] = masked
-        for p in range(first, size):
-            cumulative[p + 1] = cumulative[p] + tokens[entries[p]]
+        cumulative[first : size + 1] = accumulate(
+            map(tokens.__getitem__, entries[first:size]), initial=cumulative[first]
+        )
         if self.summarise:
             # the hybrid's summary looks calls up by position and walks the rounds: both must see the new part
             positions, frozen_end = self._frozen_index, self.plain_from
