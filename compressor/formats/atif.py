@@ -21,6 +21,13 @@ no result names: then it answers that one (Terminus writes its keystroke calls' 
 output for a batch of calls answers the last, the others get an empty result, reading ``batched_tool_results``). A ``system`` step after the
 first turn stays a system message in the context.
 
+Terminus 2's own context summarization (harbor ``agents/terminus_2/terminus_2.py``, ``_summarize``): its record, a
+``system`` step whose result holds the summarization subagents' ``subagent_trajectory_ref``, is never sent to the
+model and is left out (reading ``events_skipped``); the handoff user step after it (``Here are the answers the other
+agent provided.``) is internal and the recorded compaction. A ``linear_history`` continuation opens with the window
+it kept, steps marked ``is_copied_context``: the task prompt stays a real request, the next copied user steps (the
+one holding ``**Summary from Previous Agent:**``, the recorded compaction, then the handoff) are internal.
+
 Usage: ``metrics.prompt_tokens`` (all input, cached included, per the RFC) + ``completion_tokens`` →
 ``usage_metadata.total_tokens`` of that agent step (``input_tokens``/``output_tokens`` for openJiuwen).
 """
@@ -82,11 +89,50 @@ def _call(call: Any, loc: Loc) -> dict[str, Any]:
     return {"id": call_id, "type": "function", "name": name, "arguments": json_text(arguments)}
 
 
+def is_summarization(step: dict[str, Any]) -> bool:
+    """Terminus 2's record of its own context summarization: a system step whose result refers to the
+    summarization subagents' trajectories (``Performed context summarization and handoff to continue task.``)."""
+    observation = step.get("observation")
+    results = observation.get("results") if isinstance(observation, dict) else None
+    if step.get("source") != "system" or not isinstance(results, list):
+        return False
+    refs = [ref for r in results if isinstance(r, dict) for ref in _listed(r.get("subagent_trajectory_ref"))]
+    words = [
+        step.get("message"),
+        *(extra.get("summary") for ref in refs for extra in _listed(ref.get("extra"))),
+    ]
+    return bool(refs) and any(isinstance(word, str) and "summarization" in word.lower() for word in words)
+
+
+def _listed(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [value]
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
 class TrajectoryReader:
     def __init__(self, run: RunBuilder) -> None:
         self.run = run
         self.from_text = 0
         self.batched = 0
+        self.handoff = False  # a summarization was just recorded: the next user step is Terminus' handoff
+        self.copied = 0  # user steps copied from before a summarization (``is_copied_context``)
+
+    def _harness_turn(self, step: dict[str, Any], content: Any, loc: Loc) -> bool:
+        """A user step Terminus wrote after summarizing, the compaction's summary or its handoff: internal, and
+        the first one records the compaction."""
+        handoff, self.handoff = self.handoff, False
+        if step.get("is_copied_context") is True:
+            self.copied += 1
+            if self.copied == 1:  # the run's own task prompt, copied first
+                return False
+        elif not handoff:
+            return False
+        self.run.add({"role": "user", "content": content, "internal": True}, loc)
+        if handoff or self.copied == 2:
+            summary = content if isinstance(content, str) else json_text(content)
+            self.run.record_compaction(summary, tokens_before=self.run.last_assistant_total())
+        return True
 
     def step(self, step: dict[str, Any], loc: Loc) -> None:
         key = "source" if "source" in step else "role"
@@ -96,7 +142,14 @@ class TrajectoryReader:
             raise FormatProblem(
                 loc.key(key), f"unknown {key} {short(step.get(key))} (expected system, user or agent)"
             )
+        if is_summarization(step):  # a record in the trajectory, never sent to the model
+            self.run.skip("context summarization records")
+            self.handoff = True
+            return
         content = _text(step.get("message", step.get("content")))
+        if role == "user" and self._harness_turn(step, content, loc):
+            return
+        self.handoff = False
         if role == "tool":
             call_id = step.get("tool_call_id", step.get("source_call_id"))
             self.run.add(

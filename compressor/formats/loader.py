@@ -6,6 +6,7 @@ with one line ``<source>: <problem>``; no other exception escapes for bad input,
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from pydantic import ValidationError
@@ -86,12 +87,13 @@ def _settled(conversation: Conversation) -> Conversation:
     the agent had *after* compacting, not this one, so it is marked stale (SPEC §6) with a reading that says so.
 
     A run that opens with its compaction is the compacted history itself (the Continue CLI saves only that, a
-    saved Amazon Q state after /compact too): nothing the compaction replaced is shown, so the usage after it
-    measured the window shown here and stays as it is."""
+    saved Amazon Q state after /compact too), or where no reply comes before it (a Terminus continuation opens
+    with the task prompt it kept, then the summary): nothing the compaction replaced is shown, so the usage after
+    it measured the window shown here and stays as it is."""
     if not conversation.recorded_compactions:
         return conversation
     first = min(compaction.index for compaction in conversation.recorded_compactions)
-    if first == 0:
+    if all(message.role != "assistant" for message in islice(conversation.messages, first)):
         return conversation
     messages = list(conversation.messages)
     stale = 0

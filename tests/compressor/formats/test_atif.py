@@ -167,3 +167,67 @@ class TestTerminusResults:
         ]
         assert count_messages(run).unmatched_tool_calls == 0
         assert {r.code: r.count for r in run.readings}["batched_tool_results"] == 2
+
+
+TERMINUS = HERE / "terminus"
+
+
+class TestTerminusSummarization:
+    """Harbor's own Terminus 2 trajectories around its context summarization. Before, the summarization record was
+    read as a system message plus an internal turn holding its subagent refs, the handoff as a real request, and
+    no compaction was recorded; the continuation file's summary and handoff were real requests too."""
+
+    def test_the_record_is_left_out_and_the_handoff_is_the_recorded_compaction(self) -> None:
+        run = load_conversation(fixture(TERMINUS / "hello-world-context-summarization.trajectory.json"))
+        assert [m.role for m in run.messages] == ["user"] + ["assistant", "tool"] * 3 + ["user"] + [
+            "assistant",
+            "tool",
+        ] * 4
+        assert count_messages(run).to_dict()["real_user"] == 1 and run.messages[7].internal
+        (compaction,) = run.recorded_compactions
+        assert compaction.index == 7 and compaction.tokens_before == 820 + 50
+        assert compaction.summary.startswith("Here are the answers the other agent provided.")
+        assert not any("subagent_trajectory_ref" in str(m.content) for m in run.messages)
+        assert {r.code: r.detail for r in run.readings}[
+            "events_skipped"
+        ] == "context summarization records ×1"
+
+    def test_usage_after_it_measured_the_compacted_window(self) -> None:
+        run = load_conversation(fixture(TERMINUS / "hello-world-context-summarization.trajectory.json"))
+        assert {r.code: r.count for r in run.readings}["usage_after_compaction_stale"] == 4
+        assert [m.reported_total_tokens for m in run.messages[:7] if m.role == "assistant"] == [742, 800, 870]
+
+    def test_a_continuation_opens_with_the_window_it_kept(self) -> None:
+        run = load_conversation(
+            fixture(TERMINUS / "hello-world-context-summarization-linear-history.trajectory.cont-1.json")
+        )
+        assert [(m.role, m.internal) for m in run.messages[:4]] == [
+            ("user", False),
+            ("user", True),
+            ("assistant", False),
+            ("user", True),
+        ]
+        (compaction,) = run.recorded_compactions
+        assert compaction.index == 1 and "**Summary from Previous Agent:**" in compaction.summary
+        # no reply precedes the summary: the usage after it measured this very window and stays
+        assert "usage_after_compaction_stale" not in {r.code for r in run.readings}
+        assert [m.reported_total_tokens for m in run.messages if m.role == "assistant"][1:] == [
+            2120,
+            890,
+            890,
+            880,
+        ]
+
+    def test_a_subagent_ref_that_is_no_summarization_stays_as_it_was(self) -> None:
+        data = trajectory()
+        ref = {"session_id": "s2", "trajectory_path": "sub.json"}
+        data["steps"].append(
+            {
+                "step_id": 99,
+                "source": "system",
+                "message": "Delegated.",
+                "observation": {"results": [{"subagent_trajectory_ref": [ref]}]},
+            }
+        )
+        run = load_conversation(json.dumps(data), name="t.json")
+        assert not run.recorded_compactions and run.messages[-1].internal
