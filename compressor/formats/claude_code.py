@@ -3,6 +3,10 @@
 Invariant: the lines of one API reply (same ``message.id``) become ONE assistant message, placed where its
 first line was; sidechain and non-message lines are skipped; tool results become ``tool`` messages.
 
+A subagent's own transcript (``<session>/subagents/agent-<id>.jsonl`` in Claude Code 2.1, ``agent-<id>.jsonl``
+beside the session in 2.0) holds only sidechain lines (``isSidechain: true``, ``agentId``): there the sidechain IS
+the conversation, so it is read (``agentId`` → ``metadata["agent_id"]``, ``metadata["sidechain"] = True``).
+
 Usage is repeated on every line of a reply; the last line's usage is kept (see ``anthropic.usage_metadata``
 for how it maps to ``usage_metadata``). Per-line bookkeeping (cwd, version, toolUseResult …) is dropped,
 except ``uuid`` and ``timestamp`` of the reply's first line.
@@ -89,8 +93,19 @@ class _Reply:
     usage: dict[str, Any] | None = None
 
 
-def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation:
-    """One Conversation from a session's lines (each with its location, for error messages)."""
+def is_subagent_transcript(values: Iterable[Any]) -> bool:
+    """Whether every message line is a sidechain line: a subagent's own transcript (see the module docstring)."""
+    flags = [
+        value.get(SIDECHAIN) is True
+        for value in values
+        if isinstance(value, dict) and value.get("type") in MESSAGE_LINE_TYPES
+    ]
+    return bool(flags) and all(flags)
+
+
+def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str, sidechain: bool = False) -> Conversation:
+    """One Conversation from a session's lines (each with its location, for error messages); with ``sidechain``,
+    the lines of a subagent's own transcript."""
     entries: list[Message | _Reply] = []
     replies: dict[str, _Reply] = {}
     seen: set[str] = set()
@@ -98,6 +113,7 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
         None  # the compactMetadata of a compaction whose summary is still to come
     )
     session: Any = None
+    agent_id: Any = None
     prompt_due = False  # a headless run began (``init``): its prompt is due before the next message line
     stood_in = 0
     api_errors = synthetic = 0
@@ -120,8 +136,9 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
             meta = line.get(claude_turns.COMPACT_METADATA)
             boundary = meta if isinstance(meta, dict) else _headless_boundary(line.get("compact_metadata"))
             continue
-        if line.get("type") not in MESSAGE_LINE_TYPES or line.get(SIDECHAIN) is True:
+        if line.get("type") not in MESSAGE_LINE_TYPES or (line.get(SIDECHAIN) is True and not sidechain):
             continue
+        agent_id = line.get("agentId", agent_id)
         uuid = line.get("uuid")
         if isinstance(uuid, str):
             if uuid in seen:  # a resumed session may log the same line twice
@@ -159,6 +176,10 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversation
     metadata: dict[str, Any] = {"agent": "claude-code"}
     if isinstance(session, str):
         metadata["session_id"] = session
+    if sidechain:
+        metadata["sidechain"] = True
+        if isinstance(agent_id, str) and agent_id:
+            metadata["agent_id"] = agent_id
     model = next(
         (m.model_extra.get("model") for m in reversed(messages) if m.role == "assistant" and m.model_extra),
         None,
@@ -268,5 +289,7 @@ READER = Reader(
     name="claude-code",
     # a single object is one line of a session: the loader offers it again as a one-line file
     looks_like=lambda shape: shape.container != "object" and looks_like_session(shape.objects),
-    read=lambda shape: [from_lines(shape.located(), name=shape.stem)],
+    read=lambda shape: [
+        from_lines(shape.located(), name=shape.stem, sidechain=is_subagent_transcript(shape.objects))
+    ],
 )

@@ -385,3 +385,58 @@ class TestLinesClaudeCodeWroteItself:
         )
         assert [m.internal for m in turns.messages] == [False, True, False]
         assert turns.tally.readings()[0].code == "internal_user_turns"
+
+
+SUBAGENT = FIXTURES / "formats" / "claude_code" / "subagent-transcript.jsonl"
+
+
+class TestSubagentTranscript:
+    """A subagent's own file (``<session>/subagents/agent-<id>.jsonl``) holds only sidechain lines: it is read."""
+
+    def test_the_sidechain_is_the_conversation(self) -> None:
+        run = load_conversation(SUBAGENT)
+        assert count_messages(run).to_dict() == {
+            "real_user": 1,  # the task the parent agent gave it
+            "internal_user": 0,
+            "assistant": 3,
+            "tool": 2,
+            "tool_calls": 2,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
+        }
+        assert [m.tool_call_id for m in run.messages if m.role == "tool"] == [
+            "toolu_01SubGrep000000000000001",
+            "toolu_01SubRead000000000000002",
+        ]
+        assert run.messages[-1].usage_metadata is not None
+        assert run.messages[-1].usage_metadata["total_tokens"] == 14148
+
+    def test_the_file_says_whose_subagent_it_is(self) -> None:
+        run = load_conversation(SUBAGENT)
+        assert run.metadata == {
+            "agent": "claude-code",
+            "session_id": "37b34ca6-c5d7-47ec-bacd-0ae542bc315d",  # the parent session's id
+            "sidechain": True,
+            "agent_id": "a48be13e92de1397f",
+            "model": "claude-haiku-4-5-20251001",
+        }
+
+    def test_sidechain_lines_in_a_main_session_are_still_left_out(self) -> None:
+        main = [
+            json.dumps(json.loads(line) | {"isSidechain": False})
+            for line in SUBAGENT.read_text().splitlines()
+        ]
+        side = json.dumps(
+            {
+                "type": "user",
+                "isSidechain": True,
+                "uuid": "side-1",
+                "message": {
+                    "role": "user",
+                    "content": "a subagent's task, written into the main file (1.0.x)",
+                },
+            }
+        )
+        run = load_conversation("\n".join([*main[:1], side, *main[1:]]) + "\n", name="main.jsonl")
+        assert len(run.messages) == 6
+        assert "sidechain" not in run.metadata
