@@ -169,16 +169,13 @@ class TestTerminusResults:
         assert {r.code: r.count for r in run.readings}["batched_tool_results"] == 2
 
 
-TERMINUS = HERE / "terminus"
-
-
 class TestTerminusSummarization:
     """Harbor's own Terminus 2 trajectories around its context summarization. Before, the summarization record was
     read as a system message plus an internal turn holding its subagent refs, the handoff as a real request, and
     no compaction was recorded; the continuation file's summary and handoff were real requests too."""
 
     def test_the_record_is_left_out_and_the_handoff_is_the_recorded_compaction(self) -> None:
-        run = load_conversation(fixture(TERMINUS / "hello-world-context-summarization.trajectory.json"))
+        run = load_conversation(fixture(HERE / "terminus-context-summarization.trajectory.json"))
         assert [m.role for m in run.messages] == ["user"] + ["assistant", "tool"] * 3 + ["user"] + [
             "assistant",
             "tool",
@@ -193,14 +190,12 @@ class TestTerminusSummarization:
         ] == "context summarization records ×1"
 
     def test_usage_after_it_measured_the_compacted_window(self) -> None:
-        run = load_conversation(fixture(TERMINUS / "hello-world-context-summarization.trajectory.json"))
+        run = load_conversation(fixture(HERE / "terminus-context-summarization.trajectory.json"))
         assert {r.code: r.count for r in run.readings}["usage_after_compaction_stale"] == 4
         assert [m.reported_total_tokens for m in run.messages[:7] if m.role == "assistant"] == [742, 800, 870]
 
     def test_a_continuation_opens_with_the_window_it_kept(self) -> None:
-        run = load_conversation(
-            fixture(TERMINUS / "hello-world-context-summarization-linear-history.trajectory.cont-1.json")
-        )
+        run = load_conversation(fixture(HERE / "terminus-linear-history.trajectory.cont-1.json"))
         assert [(m.role, m.internal) for m in run.messages[:4]] == [
             ("user", False),
             ("user", True),
