@@ -34,6 +34,14 @@ Lines Claude Code writes itself, read as what they are to the model (Claude Code
   checks no trigger where no call was made, and the next real reply's measured usage already holds its few words.
   (Public usage and transcript tools skip ``<synthetic>`` lines the same way.) Neither kind names the run's model.
 
+Attachments (Claude Code 2.1: ``type: "attachment"`` lines, ``attachment {type, …}``): context Claude Code adds to
+a request — the environment, the model's identity, the skill and agent listings, hook context, reminders — and,
+from 2.1.2xx, ``rendered [{content}]``: the text the model was sent for it (a ``<system-reminder>`` block). An
+attachment with rendered text is an internal user turn holding that text. A ``queued_command`` (``origin.kind:
+"human"``) is what the person typed while the model was working, sent within the running turn: a real request (its
+rendered text, else its ``prompt``). An attachment with no rendered text (older versions, or a kind the model is not
+sent, e.g. ``hook_success``) is skipped and counted (``lines_skipped``).
+
 Headless output (``claude -p --output-format stream-json``) holds the same message lines after a ``system`` line of
 ``subtype: "init"`` (``session_id``, ``model``), and ends with a ``result`` line (its ``usage`` and
 ``total_cost_usd`` sum the whole run: kept in the metadata, never read as a window); its compaction boundary names
@@ -69,6 +77,10 @@ LINE_EXTRAS = ("uuid", "timestamp", "isCompactSummary")
 PROMPT_METADATA = {"stands_for": "the prompt claude -p was given (not in its output)"}
 #: What a headless run's ``result`` line says of the whole run, kept in the metadata under the same names.
 RESULT_FIELDS = ("total_cost_usd", "num_turns", "duration_ms", "usage")
+#: The line type of context Claude Code attaches to a request (see the module docstring).
+ATTACHMENT = "attachment"
+#: The attachment kind of a message the person typed while the model was working.
+QUEUED_COMMAND = "queued_command"
 #: API message fields that are not content (kept as extras, from a reply's last line).
 _NOT_EXTRA = frozenset({"role", "content", "usage", "type"})
 
@@ -117,6 +129,7 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str, sidechain: bool
     prompt_due = False  # a headless run began (``init``): its prompt is due before the next message line
     stood_in = 0
     api_errors = synthetic = 0
+    unrendered = 0
     result: dict[str, Any] = {}
     for loc, value in located:
         line = expect_dict(value, loc, "a session line")
@@ -136,14 +149,20 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str, sidechain: bool
             meta = line.get(claude_turns.COMPACT_METADATA)
             boundary = meta if isinstance(meta, dict) else _headless_boundary(line.get("compact_metadata"))
             continue
-        if line.get("type") not in MESSAGE_LINE_TYPES or (line.get(SIDECHAIN) is True and not sidechain):
+        if line.get(SIDECHAIN) is True and not sidechain:
+            continue
+        if line.get("type") == ATTACHMENT:
+            attached = _attachment(line)
+            if attached is None:
+                unrendered += 1
+            elif not _seen_before(line, seen):
+                entries.append(_attached_message(attached, loc))
+            continue
+        if line.get("type") not in MESSAGE_LINE_TYPES:
             continue
         agent_id = line.get("agentId", agent_id)
-        uuid = line.get("uuid")
-        if isinstance(uuid, str):
-            if uuid in seen:  # a resumed session may log the same line twice
-                continue
-            seen.add(uuid)
+        if _seen_before(line, seen):
+            continue
         if is_api_error(line):
             api_errors += 1
             continue
@@ -192,6 +211,7 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str, sidechain: bool
     turns.tally.add("prompts_not_recorded", stood_in)
     turns.tally.add("api_errors_left_out", api_errors)
     turns.tally.add("synthetic_replies_left_out", synthetic)
+    turns.tally.add("lines_skipped", unrendered, detail="attachments with no rendered text")
     return assemble(
         turns.messages,
         [],
@@ -201,6 +221,50 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str, sidechain: bool
         compactions=turns.compactions,
         readings=turns.tally.readings(),
     )
+
+
+def _seen_before(line: dict[str, Any], seen: set[str]) -> bool:
+    """Whether a line's ``uuid`` was read already (a resumed session may log the same line twice)."""
+    uuid = line.get("uuid")
+    if not isinstance(uuid, str):
+        return False
+    if uuid in seen:
+        return True
+    seen.add(uuid)
+    return False
+
+
+def _attachment(line: dict[str, Any]) -> dict[str, Any] | None:
+    """The user message an attachment line was sent as, or None when the file does not say (see the docstring)."""
+    attachment = line.get(ATTACHMENT)
+    kind = attachment.get("type") if isinstance(attachment, dict) else None
+    rendered = line.get("rendered")
+    parts = (
+        [part.get("content") for part in rendered if isinstance(part, dict)]
+        if isinstance(rendered, list)
+        else []
+    )
+    text = "\n".join(part for part in parts if isinstance(part, str) and part)
+    extras = {key: line[key] for key in LINE_EXTRAS if key in line}
+    if kind == QUEUED_COMMAND and isinstance(attachment, dict):
+        origin = attachment.get("origin")
+        human = not isinstance(origin, dict) or origin.get("kind") in (None, "human")
+        prompt = attachment.get("prompt")
+        if human and (text or (isinstance(prompt, str) and prompt)):
+            # One text block, as Claude Code sends it beside the turn's tool results: a request (SPEC §2: content
+            # that is not a string is a real user message) even when it is wrapped in a <system-reminder>.
+            block = {"type": "text", "text": text or prompt}
+            return {**extras, "role": "user", "content": [block], claude_turns.QUEUED: True}
+    if not text:
+        return None
+    return {**extras, "role": "user", "content": text, claude_turns.META: True, ATTACHMENT: kind}
+
+
+def _attached_message(data: dict[str, Any], loc: Loc) -> Message:
+    if claude_turns.QUEUED in data:  # kept as its one block (convert_message would make it a plain string)
+        return Message.model_validate(data)
+    (message,) = anthropic.convert_message(data, loc)
+    return message
 
 
 def is_api_error(line: dict[str, Any]) -> bool:

@@ -14,6 +14,8 @@ Roles. A user turn is a real request unless Claude Code wrote it:
 - a slash command (``<command-name>``/``<command-message>``) is internal when it ran locally (a local command's
   output follows it before the model answers, e.g. ``/model``); a command the model answers (``/plan …``, a custom
   command) is the user's request;
+- a message the person typed while the model was working (an attachment of kind ``queued_command``, flagged
+  ``queuedCommand`` by the reader; sent wrapped in a ``<system-reminder>``) is the user's request;
 - a turn a session file flags ``isMeta`` (Claude Code wrote it and hid it from the screen: a custom command's
   expanded prompt, Stop-hook feedback, the local-command caveat) — internal, whatever its text.
 """
@@ -36,6 +38,8 @@ NO_RESULT = "(no result: the conversation was compacted before this call's resul
 COMPACT_METADATA = "compactMetadata"
 #: The session-file flag of a user turn Claude Code wrote and hid from the screen (kept on the message).
 META = "isMeta"
+#: The flag the session reader puts on a message the person typed while the model was working (a request).
+QUEUED = "queuedCommand"
 
 CLAUDE_CODE_RULES = TurnRules(
     internal_prefixes=(
@@ -82,7 +86,10 @@ def classify(messages: list[Message]) -> ClaudeTurns:
         if message.role != "user":
             continue
         text = message.text.lstrip()
-        meta = (message.model_extra or {}).get(META) is True
+        extra = message.model_extra or {}
+        meta = extra.get(META) is True
+        if extra.get(QUEUED) is True:
+            continue  # the person's words, whatever Claude Code wrapped them in
         if not text and not meta:  # an image or a file the person attached, without words
             continue
         if is_summary(message):

@@ -440,3 +440,62 @@ class TestSubagentTranscript:
         run = load_conversation("\n".join([*main[:1], side, *main[1:]]) + "\n", name="main.jsonl")
         assert len(run.messages) == 6
         assert "sidechain" not in run.metadata
+
+
+ATTACHMENTS = FIXTURES / "formats" / "claude_code" / "session-2.1-attachments.jsonl"
+
+
+class TestAttachments:
+    """Claude Code 2.1's ``attachment`` lines: what the model was sent for each (``rendered``) is read."""
+
+    def test_rendered_context_is_read_as_internal_turns_where_it_was_sent(self) -> None:
+        run = load_conversation(ATTACHMENTS)
+        assert [(m.role, m.internal) for m in run.messages[:5]] == [
+            ("user", False),  # the typed prompt
+            ("user", True),  # environment
+            ("user", True),  # the model's identity
+            ("user", True),  # the skill listing
+            ("assistant", False),
+        ]
+        assert run.messages[1].text.startswith("<system-reminder>\n# Environment")
+        assert (run.messages[2].model_extra or {}).get("attachment") == "model"
+
+    def test_a_message_typed_while_the_model_worked_is_a_request(self) -> None:
+        run = load_conversation(ATTACHMENTS)
+        queued = run.messages[6]
+        assert queued.is_real_user
+        assert "Also say which commit added that test" in queued.text
+        assert queued.text.startswith("<system-reminder>")  # kept as the model was sent it
+        assert count_messages(run).to_dict() == {
+            "real_user": 2,
+            "internal_user": 3,
+            "assistant": 3,
+            "tool": 2,
+            "tool_calls": 2,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
+        }
+        assert analyze(run).last_user_index == 6
+
+    def test_an_attachment_with_no_rendered_text_is_skipped_and_counted(self) -> None:
+        run = load_conversation(ATTACHMENTS)
+        (skipped,) = [r for r in run.readings if r.code == "lines_skipped"]
+        assert (skipped.count, skipped.detail) == (1, "attachments with no rendered text ×1")
+        assert "hook_success" not in [(m.model_extra or {}).get("attachment") for m in run.messages]
+
+    def test_a_queued_command_without_rendered_text_is_its_prompt(self) -> None:
+        line = {
+            "type": "attachment",
+            "uuid": "q-1",
+            "attachment": {
+                "type": "queued_command",
+                "prompt": "and the weekday",
+                "origin": {"kind": "human"},
+            },
+        }
+        first = {"type": "user", "uuid": "u-1", "message": {"role": "user", "content": "what day is it"}}
+        run = load_conversation(f"{json.dumps(first)}\n{json.dumps(line)}\n", name="run.jsonl")
+        assert [(m.text, m.is_real_user) for m in run.messages] == [
+            ("what day is it", True),
+            ("and the weekday", True),
+        ]
