@@ -197,12 +197,18 @@ def _from_lines(lines: Lines, stem: str, *, consume: bool = False) -> list[Conve
 
 
 def _from_lists(lines: Lines, stem: str, *, consume: bool) -> list[Conversation]:
-    """Each line a JSON list read as a file holding that list alone; runs named ``<stem> #<index>`` as
-    OpenHands' one-run-a-line output is."""
-    conversations: list[Conversation] = []
-    for index, (number, value) in enumerate(lines):
+    """Lines that are each a JSON list: read by the reader that takes such lines (Pydantic AI's runs, joined by
+    conversation), else each line as a file holding that list alone, named ``<stem> #<index>`` as OpenHands'
+    one-run-a-line output is."""
+    for number, value in lines:
         if not isinstance(value, list):
             raise FormatProblem(Loc(line=number), f"expected a JSON list like line 1, got {type_name(value)}")
+    shape = Shape.of_lines(lines, stem, consume=consume)
+    reader = reader_for(shape)  # runs a format keeps a line each (pydantic_ai_runs)
+    if reader is not None:
+        return reader.read(shape)
+    conversations: list[Conversation] = []
+    for index, (number, value) in enumerate(lines):
         try:
             name = stem if len(lines) == 1 else f"{stem} #{index}"
             conversations += _from_value(value, name, consume=consume)

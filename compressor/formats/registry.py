@@ -37,6 +37,7 @@ from compressor.formats import (
     openhands_sdk,
     otel_traces,
     pydantic_ai,
+    pydantic_ai_runs,
     qwen,
     records,
     responses,
@@ -68,6 +69,7 @@ READERS: tuple[Reader, ...] = (
     copilot_chat.READER,
     amazon_q.READER,
     pydantic_ai.READER,  # before SWE-agent's: a saved history may be wrapped as {"history": [...]}
+    pydantic_ai_runs.READER,
     swe_agent_text.READER,
     swe_agent.READER,
     records.READER,

@@ -25,6 +25,7 @@ from tests.conftest import FIXTURES, fixture
 FOLDER = FIXTURES / "formats" / "pydantic_ai"
 RUN = FOLDER / "support-run.json"
 OLDER = FOLDER / "older-usage-names.json"
+RUNS = FOLDER / "runs-a-line.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -365,6 +366,30 @@ class TestRunsOneALine:
     def test_a_problem_names_its_line_and_place(self) -> None:
         bad = [request(user("a")), response(call("c1", args=[1]))]
         text = json.dumps(bare()) + "\n" + json.dumps(bad) + "\n"
+        with pytest.raises(ConversationFormatError, match=r"runs\.jsonl: line 2: \[1\]\.parts\[0\]\.args"):
+            load_conversations(text, name="runs.jsonl")
+
+    def test_runs_of_one_conversation_are_one_conversation(self) -> None:
+        """Written by Pydantic AI: lines 1 and 2 share a conversation_id (the second run had the first's history),
+        line 3 is a fresh run."""
+        lines = [json.loads(line) for line in fixture(RUNS).read_text().splitlines()]
+        joined, fresh = load_conversations(fixture(RUNS))
+        assert (joined.name, fresh.name) == ("runs-a-line #0", "runs-a-line #1")
+        assert joined.messages == load_conversation(json.dumps(lines[0] + lines[1]), name="h.json").messages
+        assert fresh.messages == load_conversation(json.dumps(lines[2]), name="h.json").messages
+        assert len(joined.system) == 2  # the system prompt, then the latest run's instructions
+        assert [m.role for m in joined.messages] == ["user", "assistant", "tool", "assistant"] * 2
+        assert [m.reported_total_tokens for m in joined.messages if m.role == "assistant"] == [
+            194,
+            471,
+            272,
+            791,
+        ]
+
+    def test_a_problem_in_a_joined_run_names_its_own_line(self) -> None:
+        lines = [json.loads(line) for line in fixture(RUNS).read_text().splitlines()]
+        lines[1][1]["parts"][0]["args"] = [1]
+        text = "".join(json.dumps(line) + "\n" for line in lines)
         with pytest.raises(ConversationFormatError, match=r"runs\.jsonl: line 2: \[1\]\.parts\[0\]\.args"):
             load_conversations(text, name="runs.jsonl")
 
