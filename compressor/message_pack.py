@@ -66,6 +66,19 @@ class MessagePack(LeanSequence):
         else:
             self.append(lean_copy(message))
 
+    def append_text(self, model: type[BaseModel], role: str, text: str) -> bool:
+        """Append ``model(role=role, content=text)`` without building it, when the pack holds ``model``'s plain
+        messages and ``role`` is a plain one; False (nothing appended) otherwise: the caller builds the message."""
+        code = _CODES.get(role, 0)
+        if not code or (
+            self._model is not model and (self._model is not None or not self._take_model(model))
+        ):
+            return False
+        self._items.append(text)
+        self._roles.append(code)
+        self._counts.append(_NONE)
+        return True
+
     def extend(self, messages: Iterable[BaseModel]) -> None:
         for message in messages:
             self.append(message)

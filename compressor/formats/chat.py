@@ -51,6 +51,11 @@ def convert_messages(
     out = MessagePack(first)
     legacy = _LegacyFunctions()
     for loc, item in located:
+        # Most chat turns are exactly a role and a text: packed as they are, the Message they make is not built.
+        if type(item) is dict and len(item) == 2 and not anthropic_blocks:
+            role, content = item.get("role"), item.get("content")
+            if type(role) is str and type(content) is str and out.append_text(Message, role, content):
+                continue
         data = expect_dict(item, loc, "a message")
         if anthropic_blocks:
             out.extend(anthropic.convert_message(data, loc))

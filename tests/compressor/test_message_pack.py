@@ -12,7 +12,10 @@ import pytest
 
 from compressor.analysis import analyze
 from compressor.config import CurrentRoundCompressorConfig
+from compressor.errors import ConversationFormatError
 from compressor.formats import load_conversation, load_conversations
+from compressor.formats.building import build_message
+from compressor.formats.problems import Loc
 from compressor.message_pack import MessagePack
 from compressor.messages import Conversation, Message
 from compressor.replay import simulate, sweep
@@ -104,6 +107,40 @@ class TestConversation:
         loaded = load_conversation(path)
         assert isinstance(loaded.messages, MessagePack)
         assert list(loaded.messages) == mixed()[1:] and loaded.system == mixed()[:1]
+
+    def test_plain_objects_are_packed_unbuilt_and_read_back_as_built(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        objects = [m.model_dump(exclude_unset=True) for m in mixed()]
+        objects += [
+            {"role": "developer", "content": "an alias"},
+            {"content": "role last", "role": "assistant"},
+        ]
+        expected = [build_message(o, Loc(), lean=False) for o in objects]
+        path = tmp_path / "chat.json"
+        path.write_text(json.dumps(objects), encoding="utf-8")
+        validated: list[object] = []
+        original = Message.model_validate.__func__  # type: ignore[attr-defined]
+
+        def counting(cls: type[Message], data: object, *args: object, **kwargs: object) -> Message:
+            validated.append(data)
+            return original(cls, data, *args, **kwargs)
+
+        monkeypatch.setattr(Message, "model_validate", classmethod(counting))
+        loaded = load_conversation(path)
+        plain = [
+            o
+            for o in objects
+            if set(o) == {"role", "content"} and isinstance(o["content"], str) and o["role"] != "developer"
+        ]
+        assert len(plain) == 5 and all(o not in validated for o in plain)
+        assert len(validated) == len(objects) - len(plain)  # the rest are built, aliases and tool results too
+        for built, wanted in zip([*loaded.system, *loaded.messages], expected, strict=True):
+            assert built == wanted and list(built.__dict__) == list(wanted.__dict__)
+            assert built.__pydantic_fields_set__ == wanted.__pydantic_fields_set__
+        with pytest.raises(ConversationFormatError, match="tool message without tool_call_id"):
+            path.write_text(json.dumps([{"role": "user", "content": "x"}, {"role": "tool", "content": "y"}]))
+            load_conversation(path)
 
 
 class TestSameAnalysis:
