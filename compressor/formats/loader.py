@@ -49,6 +49,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "openhands",
     "openhands-sdk",
     "opencode",
+    "opencode-run",
     "antigravity",
     "atif",
     "openjiuwen-trajectory",

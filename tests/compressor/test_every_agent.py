@@ -149,6 +149,7 @@ def build_home(home: Path) -> dict[str, Session]:
                 ("ai-sdk", "ai_sdk/model-messages-v5.json"),
                 ("ai-sdk-ui", "ai_sdk/ui-messages-v5.json"),
                 ("codex-exec", "codex_exec/exec-legacy-csv-header.jsonl"),
+                ("opencode-run", "opencode_run/run-format-json.jsonl"),
             )
         ),
     ]
@@ -213,7 +214,16 @@ STANDARD = (
     "amazon-q",
     "kiro-cli",
 )
-SAVED = ("crush", "pydantic-ai", "pydantic-ai-wrapped", "goose-export", "ai-sdk", "ai-sdk-ui", "codex-exec")
+SAVED = (
+    "crush",
+    "pydantic-ai",
+    "pydantic-ai-wrapped",
+    "goose-export",
+    "ai-sdk",
+    "ai-sdk-ui",
+    "codex-exec",
+    "opencode-run",
+)
 EVERY = STANDARD + SAVED
 
 
