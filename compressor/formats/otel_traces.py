@@ -17,7 +17,8 @@ flat attributes ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` (OpenLLMetry) 
 ``llm.input_messages.N.message.*`` / ``llm.output_messages.N.message.*`` (``llm.token_count.*``) are read too.
 
 Roles: user messages are real requests unless they carry a compaction part (or openJiuwen's internal prefixes);
-``tool_call_response`` parts become ``tool`` messages answering their ``id``, wherever the instrumentation put them.
+``tool_call_response`` parts become ``tool`` messages answering their ``id``, wherever the instrumentation put them;
+their output is ``response`` (the conventions) or ``result`` (Pydantic AI's instrumentation, ``_otel_messages.py``).
 """
 
 from __future__ import annotations
@@ -222,7 +223,7 @@ class MessageWriter:
                     {
                         "role": "tool",
                         "tool_call_id": part.get("id"),
-                        "content": json_text(part.get("response", "")),
+                        "content": json_text(part.get("response", part.get("result", ""))),
                     },
                     loc.key("parts").key(index),
                 )

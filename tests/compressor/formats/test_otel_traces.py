@@ -124,3 +124,28 @@ class TestOlderAttributes:
         )
         assert run.messages[-1].reported_total_tokens == 261
         assert count_messages(run).unmatched_tool_calls == 0
+
+
+class TestPydanticAiInstrumentation:
+    """Spans Pydantic AI's own instrumentation wrote (``InstrumentationSettings``, two runs of one conversation):
+    its ``tool_call_response`` parts carry the tool's output as ``result`` (``_otel_messages.ToolCallResponsePart``),
+    not the conventions' ``response``; before, every tool result was read as empty."""
+
+    def test_two_runs_are_one_conversation_and_results_keep_their_output(self) -> None:
+        (run,) = load_conversations(fixture(HERE / "pydantic-ai-instrumented.json"))
+        assert run.name == "01a2337d-ae68-71e6-8079-61af717675c6"
+        assert [m.role for m in run.messages] == ["user", "assistant", "tool", "assistant"] * 2
+        results = [m for m in run.messages if m.role == "tool"]
+        assert json.loads(str(results[0].content)) == {"bed": "B4", "moisture": 0.12}
+        assert json.loads(str(results[1].content))[0]["msg"] == "Input should be a valid string"
+        assert count_messages(run).unmatched_tool_calls == 0
+
+    def test_usage_per_call_and_the_model_named(self) -> None:
+        (run,) = load_conversations(fixture(HERE / "pydantic-ai-instrumented.json"))
+        assert [m.reported_total_tokens for m in run.messages if m.role == "assistant"] == [
+            180 + 14,
+            460 + 11,
+            260 + 12,
+            780 + 11,
+        ]
+        assert run.metadata["model"] == "function:model:"
