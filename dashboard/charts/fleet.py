@@ -126,10 +126,15 @@ def distribution(
 ) -> go.Figure:
     """A histogram of one number per run (peak utilisation, compactions) under the fleet's setting; ``runs``
     names the count axis. Both axes start at 0 and the counts are whole numbers."""
-    fig = go.Figure(go.Histogram(x=list(values), marker={"color": PALETTE[colour]}, nbinsx=30))
     tallest = max(Counter(values).values(), default=0) if not percent else len(values)
     # whole counts on the x axis too: a tick per count when they are few (never "0, 0, 0, 1" from 0.2 steps)
-    whole = not percent and max(values, default=0) - min(values, default=0) <= 20
+    low, high = min(values, default=0), max(values, default=0)
+    whole = not percent and high - low <= 20
+    # a bar per whole count, over at least three counts: one value alone (every run at 0) is a bar, not the plot
+    bins = {"start": low - 0.5, "size": 1} if whole else None
+    fig = go.Figure(go.Histogram(x=list(values), marker={"color": PALETTE[colour]}, nbinsx=30, xbins=bins))
+    if whole:
+        fig.update_xaxes(range=[low - 0.5, max(high, low + 2) + 0.5])
     fig.update_layout(
         title=title,
         xaxis={

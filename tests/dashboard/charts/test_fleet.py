@@ -70,6 +70,14 @@ class TestDistribution:
         shares = render.distribution([0.1, 0.2], title="t", axis="Peak", runs="runs", percent=True)
         assert shares.layout.xaxis.dtick is None
 
+    def test_one_count_for_every_run_is_one_bar_among_three_counts(self) -> None:
+        # every run at 0 compactions: a bar one count wide, not one bin stretched over the whole plot
+        figure = render.distribution([0] * 240, title="t", axis="Compactions", runs="runs")
+        assert figure.data[0].xbins.size == 1 and figure.data[0].xbins.start == -0.5
+        assert figure.layout.xaxis.range == (-0.5, 2.5)
+        spread = render.distribution([0, 1, 1, 5], title="t", axis="Compactions", runs="runs")
+        assert spread.layout.xaxis.range == (-0.5, 5.5)
+
 
 class TestTables:
     def test_a_missing_model_is_a_dash_and_a_share_a_percentage(self, fleet: Fleet) -> None:
