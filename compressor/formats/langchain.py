@@ -18,6 +18,10 @@ output_tokens, total_tokens}``), ``tool.py`` (``tool_call_id``, ``status``), ``c
 - Usage: ``usage_metadata`` is kept as it is: its ``total_tokens`` (input + output of that call) is the window
   openJiuwen reads (openJiuwen's own messages are LangChain's). The model: ``response_metadata.model_name``.
 - ``remove`` messages (LangGraph's instruction to drop a message) are left out, with a reading.
+- Compactions: LangChain 1.x's ``SummarizationMiddleware`` (``langchain/agents/middleware/summarization.py``)
+  removes the history (``RemoveMessage(REMOVE_ALL_MESSAGES)``) and puts a human message in its place, ``Here is a
+  summary of the conversation to date:`` marked ``additional_kwargs.lc_source = "summarization"``: an internal turn
+  and a recorded compaction.
 """
 
 from __future__ import annotations
@@ -60,6 +64,8 @@ CHAT_ROLES = {
     "system": "system",
 }
 NO_RESULT = "(no result: the history ends before the tool answered)"
+#: How ``SummarizationMiddleware._build_new_messages`` opens the summary message.
+SUMMARY_PREFIX = "Here is a summary of the conversation to date:"
 
 
 def _kind(value: Any) -> tuple[str, dict[str, Any]] | None:
@@ -83,6 +89,12 @@ def _kind(value: Any) -> tuple[str, dict[str, Any]] | None:
         found = CLASSES.get(name.removesuffix("Chunk"))
         return (found, kwargs) if found is not None else None
     return None
+
+
+def _is_summary(data: dict[str, Any]) -> bool:
+    """The summary ``SummarizationMiddleware`` put in place of the history it removed (``lc_source``)."""
+    extra = data.get("additional_kwargs")
+    return isinstance(extra, dict) and extra.get("lc_source") == "summarization"
 
 
 def is_message(value: Any) -> bool:
@@ -166,6 +178,11 @@ def read(history: Iterable[tuple[Loc, Any]], *, stem: str) -> Conversation:
             model = meta.get("model_name") or meta.get("model") if isinstance(meta, dict) else None
             if isinstance(model, str) and model:
                 log.metadata["model"] = model
+        elif role == "user" and _is_summary(data) and isinstance(entry["content"], str):
+            text = entry["content"]
+            summary = text.removeprefix(SUMMARY_PREFIX).lstrip("\n")
+            log.compaction(summary, loc, tokens_before=log.last_reported_total(), content=text)
+            continue
         elif role == "tool":
             call_id = data.get("tool_call_id")
             if kind == "function" and not call_id:

@@ -90,3 +90,28 @@ class TestBadInput:
         bad = [{"type": "human", "data": {"content": 7}}]
         with pytest.raises(ConversationFormatError, match=r"content.*must be a string or a list, got number"):
             load_conversation(json.dumps(bad), name="h.json")
+
+
+class TestSummarizationMiddleware:
+    """A LangChain agent's own compaction (``SummarizationMiddleware``), in files LangChain wrote: before, its
+    summary was read as a real request and no compaction was recorded."""
+
+    @pytest.mark.parametrize("name", ["agent-summarized.json", "agent-summarized-dumpd.json"])
+    def test_the_summary_is_internal_and_the_recorded_compaction(self, name: str) -> None:
+        run = load_conversation(FOLDER / name)
+        assert [(m.role, m.internal) for m in run.messages] == [
+            ("user", True),
+            ("user", False),
+            ("assistant", False),
+            ("tool", False),
+            ("assistant", False),
+        ]
+        (compaction,) = run.recorded_compactions
+        assert compaction.index == 0
+        assert compaction.summary == "The user asked about A-1 (4 units) and B-2 (sold out)."
+        assert str(run.messages[0].content).startswith("Here is a summary of the conversation to date:")
+
+    def test_usage_after_an_opening_summary_measured_the_window_shown(self) -> None:
+        run = load_conversation(FOLDER / "agent-summarized.json")
+        assert [m.reported_total_tokens for m in run.messages if m.role == "assistant"] == [140 + 15, 175 + 8]
+        assert "usage_after_compaction_stale" not in {r.code for r in run.readings}
