@@ -297,9 +297,19 @@ def read_lines(path: str | os.PathLike[str], chunk_bytes: int = _CHUNK_BYTES) ->
     return (lines, truncated) if lines else None
 
 
+#: Compressed files met where JSON is expected: magic bytes → the one line naming the problem.
+_COMPRESSED = {
+    b"\x28\xb5\x2f\xfd": "is zstd-compressed (Codex compresses rollouts a week old): decompress it first (zstd -d)",
+    b"\x1f\x8b": "is gzip-compressed: decompress it first (gunzip)",
+}
+
+
 def _decode(data: bytes, label: str) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    for magic, problem in _COMPRESSED.items():
+        if data.startswith(magic):
+            raise ConversationFormatError(label, problem)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
