@@ -14,11 +14,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .catalog import Catalog, FileRecord, writing
+from .catalog import Catalog, FileRecord
 from .executors import Executor
 from .inputs import Input
 from .values import BuildCounts, FleetGrid
 from .work import FileResult, FileTask, process_file
+from .writer import writing
 
 Phase = Literal["build", "sweep", "done"]
 #: A batch is written after this many files, this much kept data or this many seconds, whichever comes first.

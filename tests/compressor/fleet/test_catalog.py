@@ -23,9 +23,10 @@ from compressor.fleet import (
     discover,
     run_fleet,
 )
-from compressor.fleet.catalog import writing
-from compressor.fleet.sweeps import fleet_retention, sweep_fleet
+from compressor.fleet.retention import fleet_retention
+from compressor.fleet.sweeps import sweep_fleet
 from compressor.fleet.values import outcome_from_json
+from compressor.fleet.writer import writing
 from compressor.formats import load_conversations
 from compressor.replay import assess_simulation, simulate
 from compressor.tokens import get_counter
