@@ -24,8 +24,11 @@ Schema: openai/codex ``codex-rs/protocol/src/protocol.rs`` (``RolloutLine``, ``R
   Responses items themselves, one a line, and ``{"record_type": "state"}`` markers: read by the same item parser.
 - ``event_msg`` ``token_count``: ``info.last_token_usage`` is the usage of the model call that just ended; its
   ``total_tokens`` (input + output of that call, so the window it filled; input + output when total is absent) goes
-  on that call's assistant message as ``usage_metadata`` with the other counts beside it. A token_count with no
-  new assistant message since the previous one (the compaction request itself, a repeated event) is not attached.
+  on that call's assistant message as ``usage_metadata`` with the other counts beside it. Some versions write a
+  call's token_count BEFORE its items (0.39 writes it once, just before; 0.60 before and again after): a
+  token_count that finds no new assistant message waits and goes on the next reply of that turn; one whose
+  cumulative ``total_token_usage`` repeats the previous event's is the same event again (skipped); one still
+  waiting at a ``compacted`` line or a new request (the compaction request itself) is not attached.
   ``info.model_context_window`` → ``metadata["context_window"]``. ``user_message`` / ``agent_message`` /
   ``agent_reasoning`` events repeat the items (skipped, counted in a reading), as are other events.
 
@@ -89,6 +92,10 @@ class _Rollout:
         self.estimate: int | None = None  # Codex's estimate of the history, written around a compaction
         self.awaiting: Any = None  # the latest compaction, until an estimate gives its tokens_after
         self.seen_meta = False
+        self.pending: dict[str, Any] | None = (
+            None  # a call's usage written before its items (see the docstring)
+        )
+        self.last_total: Any = None  # the previous token_count's cumulative usage, to know a repeated event
 
     def line(self, loc: Loc, value: Any) -> None:
         line = expect_dict(value, loc, "a rollout line")
@@ -99,7 +106,12 @@ class _Rollout:
         payload = expect_dict(line.get("payload"), loc.key("payload"), f"a {kind} payload")
         where = loc.key("payload")
         if kind == "response_item":
+            if payload.get("type", "message") == "message" and payload.get("role") != "assistant":
+                self.pending = (
+                    None  # a new request: usage still waiting was no reply's (a compaction request)
+                )
             self.items.item(where, payload)
+            self.attach_pending()
         elif kind == "event_msg":
             self.event(payload, where)
         elif kind == "compacted":
@@ -123,6 +135,7 @@ class _Rollout:
 
     def compacted(self, payload: dict[str, Any], loc: Loc) -> None:
         self.items.end_turn()
+        self.pending = None
         message = payload.get("message", "")
         if not isinstance(message, str):
             raise FormatProblem(loc.key("message"), f"must be a string, got {type_name(message)}")
@@ -186,13 +199,25 @@ class _Rollout:
             else:
                 self.estimate = total
             return
+        cumulative = info.get("total_token_usage")
+        if cumulative is not None and cumulative == self.last_total:
+            return  # the same event written again
+        self.last_total = cumulative
         self.estimate, self.awaiting = None, None
-        entry = self.log.last_assistant(self.usage_mark)
-        if entry is not None and "usage_metadata" not in entry.data:
-            usage = {key: last[key] for key in USAGE_KEYS if token_count(last.get(key)) is not None}
-            entry.data["usage_metadata"] = {**usage, "total_tokens": total}
+        usage = {key: last[key] for key in USAGE_KEYS if token_count(last.get(key)) is not None}
+        self.pending = {**usage, "total_tokens": total}
+        self.attach_pending()
         self.usage_mark = len(self.log.entries)
         self.items.end_turn()
+
+    def attach_pending(self) -> None:
+        """Put the waiting usage on the newest reply since the last usage event, when it has none yet."""
+        if self.pending is None:
+            return
+        entry = self.log.last_assistant(self.usage_mark)
+        if entry is not None and "usage_metadata" not in entry.data:
+            entry.data["usage_metadata"], self.pending = self.pending, None
+            self.usage_mark = len(self.log.entries)
 
 
 def _summary_in(history: list[Any]) -> str:

@@ -388,3 +388,64 @@ class TestNewerItems:
         assert any(r.code == "summaries_encrypted" for r in run.readings)
         skipped = [r for r in run.readings if r.code == "lines_skipped"]
         assert not any("unknown" in r.detail for r in skipped)  # every item type is known
+
+
+VSCODE = (
+    FIXTURES / "formats" / "codex" / "rollout-2025-09-19T17-02-12-01996135-afde-7911-97f0-d863511eca56.jsonl"
+)
+
+
+class TestRealRolloutUsageWrittenFirst:
+    """A real Codex 0.39 rollout (VS Code): each call's token_count is written just BEFORE its items."""
+
+    def test_it_reads_as_the_session_went(self) -> None:
+        run = load_conversation(VSCODE)
+        assert count_messages(run).to_dict() == {
+            "real_user": 1,
+            "internal_user": 1,  # <environment_context>
+            "assistant": 19,
+            "tool": 18,
+            "tool_calls": 18,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
+        }
+        assert run.messages[1].text.startswith("# Context from my IDE setup:")
+        assert run.metadata["originator"] == "codex_vscode"
+        assert run.metadata["model"] == "aide-gpt-5"
+
+    def test_each_call_carries_its_own_usage(self) -> None:
+        run = load_conversation(VSCODE)
+        totals = [(m.usage_metadata or {}).get("total_tokens") for m in run.messages if m.role == "assistant"]
+        # the first call (update_plan, 5645 in + 810 out) carries 6455, not the second call's 6066; the last
+        # reply carries the file's last token_count
+        assert totals[:3] == [6455, 6066, 7460]
+        assert totals[-1] == 24158
+        assert None not in totals
+
+    def test_a_repeated_event_is_not_a_second_call(self) -> None:
+        tc = {
+            "type": "token_count",
+            "info": {"total_token_usage": {"total_tokens": 40}, "last_token_usage": {}},
+        }
+        tc["info"]["last_token_usage"] = {"input_tokens": 30, "output_tokens": 10, "total_tokens": 40}
+        run = rollout(
+            user("a"),
+            line("event_msg", tc),
+            line("response_item", {"type": "message", "role": "assistant", "content": []}),
+            line(
+                "response_item",
+                {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"},
+            ),
+            line("response_item", {"type": "function_call_output", "call_id": "c1", "output": "ok"}),
+            line("event_msg", tc),  # the same event again (as 0.60 writes it after the items too)
+            line(
+                "response_item",
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "done"}],
+                },
+            ),
+        )
+        totals = [(m.usage_metadata or {}).get("total_tokens") for m in run.messages if m.role == "assistant"]
+        assert totals == [40, None]
