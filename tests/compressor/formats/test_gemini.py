@@ -180,3 +180,32 @@ class TestBadInput:
         with pytest.raises(ConversationFormatError) as error:
             jsonl(record)
         assert str(error.value) == f"session.jsonl: {problem}"
+
+
+REAL = HERE / "session-2025-10-11T13-00-2d9ea14f.json"
+
+
+class TestRealSession:
+    """A session Gemini CLI itself recorded (whole-file JSON, gemini-2.5-pro), not built from its types."""
+
+    def test_it_reads_as_recorded(self) -> None:
+        run = load_conversation(REAL)
+        assert count_messages(run).to_dict() == {
+            "real_user": 1,
+            "internal_user": 0,
+            "assistant": 13,
+            "tool": 0,
+            "tool_calls": 0,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
+        }
+        assert run.metadata["model"] == "gemini-2.5-pro"
+        assert run.metadata["session_id"] == "2d9ea14f-1e4e-44f6-8bf5-7a7819cb1cd9"
+
+    def test_all_zero_tokens_are_no_usage(self) -> None:
+        run = load_conversation(REAL)
+        totals = [(m.usage_metadata or {}).get("total_tokens") for m in run.messages if m.role == "assistant"]
+        # four replies were recorded with every count 0: no window is claimed for them
+        assert totals[:2] == [8882, 18420]
+        assert totals[2:6] == [None] * 4
+        assert totals[6:] == [20245, 20357, 20961, 20945, 22709, 22891, 23166]
