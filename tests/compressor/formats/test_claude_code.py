@@ -499,3 +499,36 @@ class TestAttachments:
             ("what day is it", True),
             ("and the weekday", True),
         ]
+
+
+LOCAL_COMMANDS = FIXTURES / "formats" / "claude_code" / "session-1.0.95-local-commands.jsonl"
+
+
+class TestRealSessionWithLocalCommands:
+    """A real Claude Code 1.0.95 session: a rejected edit and its interrupt, a local /mcp command, an MCP tool."""
+
+    def test_it_reads_as_claude_code_sent_it(self) -> None:
+        run = load_conversation(LOCAL_COMMANDS)
+        assert count_messages(run).to_dict() == {
+            "real_user": 3,
+            "internal_user": 4,  # the interrupt marker, the local-command caveat, /mcp and its output
+            "assistant": 20,
+            "tool": 19,
+            "tool_calls": 19,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
+        }
+        internal = [m.text.split("\n")[0][:40] for m in run.messages if m.role == "user" and m.internal]
+        assert internal == [
+            "[Request interrupted by user for tool use",
+            "Caveat: The messages below were generated",
+            "<command-name>/mcp</command-name>",
+            "<local-command-stdout>(no content)</local-c",
+        ]
+        assert run.messages[5].call_ids == ("toolu_014WvJQVXQ9y641v1V4N2v4P", "toolu_01ADafGuxkjzdYjrKMBX5DKE")
+
+    def test_thinking_lines_merge_into_their_reply(self) -> None:
+        run = load_conversation(LOCAL_COMMANDS)
+        first = run.messages[1]
+        assert first.call_ids[0].startswith("toolu_0193wZ")
+        assert (first.usage_metadata or {}).get("total_tokens") == 15259
