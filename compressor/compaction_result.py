@@ -140,7 +140,8 @@ class CompactionResult:
         kind_text = next(
             (text for kind, text in KIND_DESCRIPTIONS.items() if kind.value == self.reason), self.reason
         )
-        return f"Compaction failed after {self.calls} call(s): {kind_text}; the context is unchanged."
+        calls = f"{self.calls} call{'' if self.calls == 1 else 's'}"
+        return f"Compaction failed after {calls}: {kind_text}; the context is unchanged."
 
     def to_dict(self) -> dict[str, Any]:
         return {

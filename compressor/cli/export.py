@@ -10,6 +10,8 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
+from dashboard.i18n import counted
+
 from .. import __version__
 from ..errors import ConfigError
 from ..export import compactions_of, otel_document
@@ -74,5 +76,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json:
         print(json_text(summary_line), file=out)
     else:
-        print(f"{spans} compaction span(s) from {len(runs)} conversation(s) written to {args.otel}", file=out)
+        written = f"{counted(spans, 'compaction_span', 'en')} from {counted(len(runs), 'conversation', 'en')}"
+        print(f"{written} written to {args.otel}", file=out)
     return EXIT_OK if ok else EXIT_BAD_INPUT

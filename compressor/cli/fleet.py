@@ -223,13 +223,13 @@ FLEET_WORDS: dict[str, str] = {
     "qualifying": "{qualifying} of {considered} settings reach that share",
     "cheapest_price": "the cheapest of them: ${cost:,.4f} over the fleet ({tokens:,} tokens){runner_up}",
     "cheapest_tokens": "the cheapest of them: {tokens:,} tokens over the fleet{runner_up}",
-    "loop_flagged": "with it {runs:,} run(s) raise a loop flag",
+    "loop_flagged": "with it a loop flag on {runs_flagged}",
     "never_fires": "with it no run compacts",
 }
 HURT_WORDS: dict[str, str] = {
-    "overflows": "{steps_over_capacity} call(s) over capacity (peak {peak_utilisation:.1%})",
+    "overflows": "{calls_over} over capacity (peak {peak_utilisation:.1%})",
     "over_headroom": "peak {peak_utilisation:.1%}, above the {limit:.0%} the headroom allows",
-    "loop_flagged": "{flagged} attempt(s) raise a loop flag",
+    "loop_flagged": "a loop flag on {attempts_flagged}",
     "costs_more": (
         "{extra} more than its own cheapest setting (ratio {ratio:g} keep {keep} min target {min_target:g}: "
         "{best_charge})"
@@ -249,6 +249,8 @@ def reason_text(reason: FleetReason, headroom: float) -> str:
     elif reason.code == "cheapest_tokens":
         runner = int(reason.values.get("runner_up_tokens", -1))
         values["runner_up"] = f" (the next: {runner:,})" if runner >= 0 else ""
+    elif reason.code == "loop_flagged":
+        values["runs_flagged"] = counted(int(reason.values["runs"]), "run", "en")
     return FLEET_WORDS[reason.code].format(**values)
 
 
@@ -259,6 +261,10 @@ def hurt_text(hurt: Hurt, unit: str) -> str:
             amount(hurt.values["extra"], unit),
             amount(hurt.values["best_charge"], unit),
         )
+    elif hurt.code == "overflows":
+        values["calls_over"] = counted(int(hurt.values["steps_over_capacity"]), "call", "en")
+    elif hurt.code == "loop_flagged":
+        values["attempts_flagged"] = counted(int(hurt.values["flagged"]), "attempt", "en")
     return HURT_WORDS[hurt.code].format(**values)
 
 

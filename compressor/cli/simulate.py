@@ -205,13 +205,16 @@ def money(value: float, unit: Unit) -> str:
 #: The loop flags in words (the library gives codes and numbers).
 FLAG_WORDS: dict[str, str] = {
     "low_gain": "reclaims {share:.0%} of a {window_tokens:,}-token window (less than {limit:.0%})",
-    "refires": "fires again {calls} call(s) after the last attempt (limit {limit})",
+    "refires": "fires again {calls_after} after the last attempt (limit {limit})",
     "stays_above": "leaves {window_tokens:,} tokens, at or above the {threshold:,} threshold: the next call compacts again",
 }
 
 
 def flag_text(flag: LoopFlag) -> str:
-    return FLAG_WORDS[flag.code].format(**flag.values)
+    values: dict[str, Any] = dict(flag.values)
+    if flag.code == "refires":
+        values["calls_after"] = counted(int(values["calls"]), "call", "en")
+    return FLAG_WORDS[flag.code].format(**values)
 
 
 def price_text(choice: PriceChoice) -> str:
@@ -232,7 +235,7 @@ def compaction_lines(line: CompactionCost, flags: tuple[LoopFlag, ...]) -> list[
     payback = (
         "never pays back (it saves nothing per call)"
         if line.payback_calls is None
-        else f"pays back after {line.payback_calls} call(s) of the {line.horizon_calls} it had"
+        else f"pays back after {counted(line.payback_calls, 'call', 'en')} of the {line.horizon_calls} it had"
         + ("" if line.payback == "paid" else ": never within the run")
     )
     call = line.call
@@ -257,7 +260,8 @@ def compaction_lines(line: CompactionCost, flags: tuple[LoopFlag, ...]) -> list[
 def _run_cost(cost: RunCost) -> str:
     agent, compaction = cost.agent, cost.compaction
     calls = (
-        f"; {compaction.calls} compaction call(s) {compaction.input:,} in ({compaction.cached:,} cached) "
+        f"; {counted(compaction.calls, 'compaction_call', 'en')} {compaction.input:,} in "
+        f"({compaction.cached:,} cached) "
         f"+ {compaction.output:,} out"
         if compaction.calls
         else ""
@@ -279,10 +283,11 @@ def ledger_lines(ledger: RunLedger, loops: LoopReport) -> list[str]:
         lines.append(
             f"  compaction storm: {storm.flagged} of {storm.attempts} attempts flagged, {storm.longest_streak} in a "
             f"row; a breaker after {loops.rules.breaker_after} would stop at message {storm.breaker_index} and spare "
-            f"{storm.stopped_attempts} attempt(s), {storm.stopped_calls} call(s), {storm.stopped_request_tokens:,} tokens"
+            f"{counted(storm.stopped_attempts, 'attempt', 'en')}, {counted(storm.stopped_calls, 'call', 'en')}, "
+            f"{storm.stopped_request_tokens:,} tokens"
         )
     elif loops.flagged:
-        lines.append(f"  {loops.flagged} flagged attempt(s), no storm")
+        lines.append(f"  {counted(loops.flagged, 'flagged_attempt', 'en')}, no storm")
     return lines
 
 
@@ -329,8 +334,9 @@ def baseline_lines(tuning: Tuning) -> list[str]:
     for baseline in tuning.baselines:
         o, cost = baseline.outcome, baseline.assessment.ledger.with_compaction
         lines.append(
-            f"  {baseline.strategy:<9} keep {baseline.keep_results} tool results: {o.maskings} masking(s), "
-            f"{o.compactions} summar{'y' if o.compactions == 1 else 'ies'}, peak {o.peak_tokens:,} "
+            f"  {baseline.strategy:<9} keep {baseline.keep_results} tool results: "
+            f"{counted(o.maskings, 'masking', 'en')}, "
+            f"{counted(o.compactions, 'summary', 'en')}, peak {o.peak_tokens:,} "
             f"({o.peak_utilisation:.1%}); {_run_cost(cost)}"
             + (f"; {baseline.assessment.loops.flagged} flagged" if baseline.assessment.loops.flagged else "")
         )

@@ -257,7 +257,8 @@ class LiveCostEstimate:
         if not self.calls:
             return "No compaction would fire on this run with these settings: no model calls."
         return (
-            f"About {self.calls} compaction call(s) sending about {self.request_tokens:,} input tokens in all "
+            f"About {self.calls} compaction call{'' if self.calls == 1 else 's'} sending about "
+            f"{self.request_tokens:,} input tokens in all "
             f"(largest request {self.largest_request_tokens:,}), assuming summaries of {self.summary_ratio:.0%} "
             "of the compressed span; retries would add more."
         )

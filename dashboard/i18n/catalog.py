@@ -157,19 +157,25 @@ PART_KEYS: tuple[str, ...] = (
 )
 #: The nouns counted in words (``count.<noun>.one`` / ``.other``).
 COUNT_NOUNS: tuple[str, ...] = (
+    "attempt",
     "call",
     "compaction",
+    "compaction_call",
+    "compaction_span",
     "conversation",
     "dump",
     "file",
     "field",
+    "flagged_attempt",
     "folder",
     "item",
+    "masking",
     "message",
     "record",
     "run",
     "secret",
     "setting",
+    "summary",
 )
 #: The notes a message table writes beside a message (``note.<key>``).
 NOTE_KEYS: tuple[str, ...] = ("last_user", "internal")

@@ -253,6 +253,18 @@ STRINGS: dict[str, str] = {
     "count.secret.other": "{n:,} possible secrets",
     "count.setting.one": "{n} setting",
     "count.setting.other": "{n:,} settings",
+    "count.attempt.one": "{n} attempt",
+    "count.attempt.other": "{n:,} attempts",
+    "count.flagged_attempt.one": "{n} flagged attempt",
+    "count.flagged_attempt.other": "{n:,} flagged attempts",
+    "count.compaction_call.one": "{n} compaction call",
+    "count.compaction_call.other": "{n:,} compaction calls",
+    "count.compaction_span.one": "{n} compaction span",
+    "count.compaction_span.other": "{n:,} compaction spans",
+    "count.masking.one": "{n} masking",
+    "count.masking.other": "{n:,} maskings",
+    "count.summary.one": "{n} summary",
+    "count.summary.other": "{n:,} summaries",
     "dumps.folders": "Folders",
     "dumps.by_sequence": (
         "These dumps were written within moments of each other, so they are drawn in the order they "

@@ -82,7 +82,8 @@ class TestCommand:
         code = main(["export", str(DEMO), "--otel", str(target), "--context-max", "16000"], out=out, err=err)
         assert code == 0, err.getvalue()
         spans = json.loads(target.read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
-        assert spans and out.getvalue().startswith(f"{len(spans)} compaction span(s) from 1 conversation(s)")
+        words = f"{len(spans)} compaction span{'' if len(spans) == 1 else 's'} from 1 conversation"
+        assert spans and out.getvalue().startswith(words)
 
     def test_recorded_only_on_a_file_without_recorded_compactions_writes_none(self, tmp_path: Path) -> None:
         target = tmp_path / "spans.json"
