@@ -518,14 +518,17 @@ class TestRealSessionWithLocalCommands:
             "unmatched_tool_calls": 0,
             "unmatched_tool_results": 0,
         }
-        internal = [m.text.split("\n")[0][:40] for m in run.messages if m.role == "user" and m.internal]
-        assert internal == [
-            "[Request interrupted by user for tool use",
-            "Caveat: The messages below were generated",
-            "<command-name>/mcp</command-name>",
-            "<local-command-stdout>(no content)</local-c",
+        internal = [m.text.split("\n")[0] for m in run.messages if m.role == "user" and m.internal]
+        assert [text[:24] for text in internal] == [
+            "[Request interrupted by ",
+            "Caveat: The messages bel",
+            "<command-name>/mcp</comm",
+            "<local-command-stdout>(n",
         ]
-        assert run.messages[5].call_ids == ("toolu_014WvJQVXQ9y641v1V4N2v4P", "toolu_01ADafGuxkjzdYjrKMBX5DKE")
+        assert run.messages[5].call_ids == (
+            "toolu_014WvJQVXQ9y641v1V4N2v4P",
+            "toolu_01ADafGuxkjzdYjrKMBX5DKE",
+        )
 
     def test_thinking_lines_merge_into_their_reply(self) -> None:
         run = load_conversation(LOCAL_COMMANDS)
