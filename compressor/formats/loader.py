@@ -31,6 +31,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "engram",
     "swe-agent",
     "swe-agent-text",
+    "mini-swe-agent",
     "traj-records",
     "cline",
     "codex",

@@ -43,6 +43,7 @@ from compressor.formats import (
     records,
     responses,
     swe_agent,
+    swe_agent_mini,
     swe_agent_text,
 )
 from compressor.formats.problems import FormatProblem, Loc
@@ -74,6 +75,7 @@ READERS: tuple[Reader, ...] = (
     pydantic_ai_runs.READER,
     swe_agent_text.READER,
     swe_agent.READER,
+    swe_agent_mini.READER,
     records.READER,
     cline.READER,  # before the AI SDK's: Roo's reasoning blocks look like its reasoning parts
     ai_sdk.READER,
