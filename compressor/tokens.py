@@ -10,11 +10,9 @@ import base64
 import gzip
 import hashlib
 import json
-import os
 from abc import ABC, abstractmethod
 from array import array
 from collections.abc import Iterator, MutableMapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -271,18 +269,6 @@ class TiktokenCounter(TokenCounter):
         if len(text) > 2 * CHUNK_CHARS:
             return count_in_chunks(self._tok_whole, text, prefix=prefix, suffix=suffix)
         return self._tok_whole(prefix + text + suffix)
-
-    def tok_many(self, texts: Sequence[str]) -> list[int]:
-        # Identical to encode(..., disallowed_special=()) per text; tiktoken releases the GIL, so threads help.
-        # Threads pay off only with cores to spare: on a 2-core machine the handoffs cost more than they save.
-        workers = min((os.cpu_count() or 1) - 1, 4)
-        if len(texts) < 256 or workers < 2:
-            return [self.tok(text) for text in texts]
-        size = -(-len(texts) // workers)
-        chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            counted = pool.map(lambda chunk: [self.tok(text) for text in chunk], chunks)
-        return [n for chunk in counted for n in chunk]
 
     def tool_calls_json(self, message: Message) -> str:
         return json.dumps([call.openai() for call in message.tool_calls or ()], ensure_ascii=False)
