@@ -40,7 +40,10 @@ from 2.1.2xx, ``rendered [{content}]``: the text the model was sent for it (a ``
 attachment with rendered text is an internal user turn holding that text. A ``queued_command`` (``origin.kind:
 "human"``) is what the person typed while the model was working, sent within the running turn: a real request (its
 rendered text, else its ``prompt``). An attachment with no rendered text (older versions, or a kind the model is not
-sent, e.g. ``hook_success``) is skipped and counted (``lines_skipped``).
+sent, e.g. ``hook_success``) is skipped and counted (``lines_skipped``). A local command and its output, which 1.0
+wrote as user lines (``<command-name>``, ``<local-command-stdout>``), 2.1 writes as ``system`` lines of subtype
+``local_command``; they stay in the conversation Claude Code keeps (a compaction lists them among the messages it
+preserves) and are read as the internal user turns the 1.0 lines were.
 
 Headless output (``claude -p --output-format stream-json``) holds the same message lines after a ``system`` line of
 ``subtype: "init"`` (``session_id``, ``model``), and ends with a ``result`` line (its ``usage`` and
@@ -79,6 +82,8 @@ PROMPT_METADATA = {"stands_for": "the prompt claude -p was given (not in its out
 RESULT_FIELDS = ("total_cost_usd", "num_turns", "duration_ms", "usage")
 #: The line type of context Claude Code attaches to a request (see the module docstring).
 ATTACHMENT = "attachment"
+#: The ``system`` subtype 2.1 gives a local command and its output (1.0 wrote them as user lines).
+LOCAL_COMMAND = "local_command"
 #: The attachment kind of a message the person typed while the model was working.
 QUEUED_COMMAND = "queued_command"
 #: API message fields that are not content (kept as extras, from a reply's last line).
@@ -150,6 +155,11 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str, sidechain: bool
             boundary = meta if isinstance(meta, dict) else _headless_boundary(line.get("compact_metadata"))
             continue
         if line.get(SIDECHAIN) is True and not sidechain:
+            continue
+        if _local_command(line) and not _seen_before(line, seen):
+            extras = {key: line[key] for key in LINE_EXTRAS if key in line}
+            data = {**extras, "role": "user", "content": line["content"], claude_turns.META: True}
+            entries.extend(anthropic.convert_message(data, loc))
             continue
         if line.get("type") == ATTACHMENT:
             attached = _attachment(line)
@@ -258,6 +268,16 @@ def _attachment(line: dict[str, Any]) -> dict[str, Any] | None:
     if not text:
         return None
     return {**extras, "role": "user", "content": text, claude_turns.META: True, ATTACHMENT: kind}
+
+
+def _local_command(line: dict[str, Any]) -> bool:
+    """A local command or its output as 2.1 writes it: a ``system`` line of subtype ``local_command``."""
+    return (
+        line.get("type") == "system"
+        and line.get("subtype") == LOCAL_COMMAND
+        and isinstance(line.get("content"), str)
+        and bool(line["content"])
+    )
 
 
 def _attached_message(data: dict[str, Any], loc: Loc) -> Message:

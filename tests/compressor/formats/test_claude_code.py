@@ -535,3 +535,54 @@ class TestRealSessionWithLocalCommands:
         first = run.messages[1]
         assert first.call_ids[0].startswith("toolu_0193wZ")
         assert (first.usage_metadata or {}).get("total_tokens") == 15259
+
+
+class TestLocalCommandsAsSystemLines:
+    """Claude Code 2.1 writes a local command and its output as ``system`` lines of subtype ``local_command``."""
+
+    def test_they_are_the_internal_turns_the_1_0_user_lines_were(self) -> None:
+        common = {"isSidechain": False, "sessionId": "s-2.1", "version": "2.1.270"}
+        lines = [
+            {
+                **common,
+                "type": "user",
+                "uuid": "u1",
+                "message": {"role": "user", "content": "tidy the notes"},
+            },
+            {
+                **common,
+                "type": "system",
+                "subtype": "local_command",
+                "uuid": "c1",
+                "level": "info",
+                "isMeta": False,
+                "content": "<command-name>/rename</command-name>\n            <command-message>rename</command-message>"
+                "\n            <command-args>notes</command-args>",
+            },
+            {
+                **common,
+                "type": "system",
+                "subtype": "local_command",
+                "uuid": "c2",
+                "level": "info",
+                "isMeta": False,
+                "content": "<local-command-stdout>Session renamed to: notes</local-command-stdout>",
+            },
+            {
+                **common,
+                "type": "user",
+                "uuid": "m1",
+                "isMeta": True,
+                "message": {
+                    "role": "user",
+                    "content": '<system-reminder>\nThe user named this session "notes".\n</system-reminder>',
+                },
+            },
+        ]
+        run = load_conversation("".join(json.dumps(line) + "\n" for line in lines), name="run.jsonl")
+        assert [(m.text.split("\n")[0][:30], m.internal) for m in run.messages] == [
+            ("tidy the notes", False),
+            ("<command-name>/rename</command", True),
+            ("<local-command-stdout>Session ", True),
+            ("<system-reminder>", True),
+        ]
