@@ -180,6 +180,25 @@ def from_events(events: Iterable[tuple[Loc, Any]], *, name: str, state: Any = No
     return run.conversation()
 
 
+def _tool_definitions(value: Any) -> Any:
+    """The SDK's own ``ToolDefinition`` dumps (``kind``, ``title``, ``description``, ``action_type``; no schema: the
+    SDK makes it from the action type when it calls) as ``{name, description}``; other forms as they are."""
+    if not isinstance(value, list):
+        return value
+    return [
+        {"name": item["title"], "description": item.get("description") or ""} if _is_sdk_tool(item) else item
+        for item in value
+    ]
+
+
+def _is_sdk_tool(item: Any) -> bool:
+    return (
+        isinstance(item, dict)
+        and not {"name", "function"} & item.keys()
+        and isinstance(item.get("title"), str)
+    )
+
+
 def _event(
     run: RunBuilder, kind: str, event: dict[str, Any], loc: Loc, usages: dict[str, dict[str, Any]]
 ) -> None:
@@ -187,7 +206,7 @@ def _event(
         prompt = event.get("system_prompt")
         text = prompt.get("text", "") if isinstance(prompt, dict) else json_text(prompt)
         run.add({"role": "system", "content": text}, loc)
-        run.tools.extend(build_tools(event.get("tools"), loc.key("tools")))
+        run.tools.extend(build_tools(_tool_definitions(event.get("tools")), loc.key("tools")))
     elif kind == "MessageEvent":
         message = expect_dict(event.get("llm_message"), loc.key("llm_message"), "an LLM message")
         parts = [*(message.get("content") or []), *(event.get("extended_content") or [])]

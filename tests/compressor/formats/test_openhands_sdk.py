@@ -161,3 +161,33 @@ class TestFolderSafety:
             ConversationFormatError, match="is an SQLite database holding no conversation in a format I know"
         ):
             load_conversation(path)
+
+
+CONDENSED = FIXTURES / "formats" / "openhands_sdk" / "condensed-1.58"
+
+
+class TestWrittenBySdk158:
+    """A folder openhands-sdk 1.58.2 persisted itself. Before, it was refused: its tools are ``ToolDefinition`` dumps
+    with a ``title`` and no ``name`` ("tools[0]: missing name")."""
+
+    def test_tools_are_named_by_their_title(self) -> None:
+        run = load_conversation(fixture(CONDENSED))
+        assert [tool.name for tool in run.tools] == ["finish", "think"]
+        assert run.tools[0].description.startswith("Signals the completion of the current task")
+
+    def test_the_condensers_summary_is_the_recorded_compaction(self) -> None:
+        run = load_conversation(fixture(CONDENSED))
+        assert [m.role for m in run.messages] == ["user"] + ["assistant", "tool"] * 4 + ["user"] + [
+            "assistant",
+            "tool",
+        ] * 2
+        (compaction,) = run.recorded_compactions
+        assert compaction.index == 9 and run.messages[9].internal
+        assert compaction.summary.startswith("USER_CONTEXT: wants notes on three fruits.")
+        assert compaction.tokens_before == 4193
+        assert count_messages(run).unmatched_tool_calls == 0
+
+    def test_usage_is_matched_by_response_id(self) -> None:
+        run = load_conversation(fixture(CONDENSED))
+        before = [m.reported_total_tokens for m in run.messages[:9] if m.role == "assistant"]
+        assert before == [3924, 4014, 4103, 4193]
