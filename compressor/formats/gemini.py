@@ -23,7 +23,8 @@ Schema: google-gemini/gemini-cli ``packages/core/src/services/chatRecordingServi
 - Roles (``GEMINI_RULES``, after ``isIgnoredUserContent``): a user record starting with ``/`` or ``?`` is a CLI
   command the model never sees (skipped); ``<session_context>`` / ``<hook_context>`` text (and the older untagged "This is the Gemini CLI. We are setting
   up the context…") is injected context
-  (internal); a user turn holding a ``<state_snapshot>`` is the summary Gemini CLI's chat compression put in place
+  (internal), and so is "System: Please continue.", the request the CLI sends itself after an invalid stream;
+  a user turn holding a ``<state_snapshot>`` is the summary Gemini CLI's chat compression put in place
   of the history (internal, a recorded compaction: ``tokens_before`` is the window of the latest model call before it; the
   file keeps no count for after it); other user text is a real request. ``info`` / ``error`` / ``warning`` records are CLI notices, not turns (skipped, with a reading).
 """
@@ -48,7 +49,12 @@ NOTICE_TYPES = ("info", "error", "warning")
 COMMAND_PREFIXES = ("/", "?")
 #: The environment context the CLI sends first (``utils/environmentContext.ts``; older versions left out the tag).
 SESSION_CONTEXT = "This is the Gemini CLI. We are setting up the context for our chat."
-GEMINI_RULES = TurnRules(internal_prefixes=("<session_context>", "<hook_context>", SESSION_CONTEXT))
+#: What the CLI sends by itself to make the model go on after an invalid stream (``core/client.ts``
+#: ``sendMessageStream``, ``continueOnFailedApiCall``): a user record nobody typed.
+CONTINUE_PROMPT = "System: Please continue."
+GEMINI_RULES = TurnRules(
+    internal_prefixes=("<session_context>", "<hook_context>", SESSION_CONTEXT, CONTINUE_PROMPT)
+)
 #: The block Gemini CLI's compression summary is written in (``chatCompressionService.ts``).
 SNAPSHOT_TAG = "<state_snapshot>"
 NO_RESULT = "(no result was recorded for this call)"

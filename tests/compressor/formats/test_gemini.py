@@ -209,3 +209,30 @@ class TestRealSession:
         assert totals[:2] == [8882, 18420]
         assert totals[2:6] == [None] * 4
         assert totals[6:] == [20245, 20357, 20961, 20945, 22709, 22891, 23166]
+
+
+REAL_JSONL = HERE / "session-2026-04-23T12-52-0ab84937.jsonl"
+
+
+class TestRealJsonlSession:
+    """A JSONL session Gemini CLI itself recorded (gemini-3.1-pro-preview): /init, a continue prompt, an edit."""
+
+    def test_it_reads_as_recorded(self) -> None:
+        run = load_conversation(REAL_JSONL)
+        assert count_messages(run).to_dict() == {
+            "real_user": 2,  # /init's prompt (what the command sends) and a typed request
+            "internal_user": 1,
+            "assistant": 6,
+            "tool": 12,
+            "tool_calls": 12,
+            "unmatched_tool_calls": 0,
+            "unmatched_tool_results": 0,
+        }
+        totals = [(m.usage_metadata or {}).get("total_tokens") for m in run.messages if m.role == "assistant"]
+        assert totals == [14397, 29813, 39728, 41426, 40559, 40956]
+        assert run.metadata["model"] == "gemini-3.1-pro-preview"
+
+    def test_the_continue_prompt_the_cli_sends_itself_is_internal(self) -> None:
+        run = load_conversation(REAL_JSONL)
+        (internal,) = [m for m in run.messages if m.role == "user" and m.internal]
+        assert internal.text == "System: Please continue."
