@@ -19,6 +19,10 @@ token and log events are not turns (skipped, with a reading).
 Usage: ``base_state.json`` ``stats.usage_to_metrics.*.token_usages[]`` are per model call, keyed by
 ``response_id``; the one matching an assistant message's ``llm_response_id`` gives its ``usage_metadata``
 (``prompt_tokens`` + ``completion_tokens`` = ``total_tokens``).
+
+Evaluation runs: the SDK-era ``output.jsonl`` (OpenHands/benchmarks ``benchmarks/utils/models.py`` ``EvalOutput``:
+``instance_id``, ``attempt``, ``test_result``, ``instruction``, ``history`` — the SDK events —, ``metrics``, the
+agent LLM's ``Metrics`` with the same ``token_usages``), one run a line, each read as its events are.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from compressor.formats.building import build_tools
+from compressor.formats.building import build_tools, indexed
 from compressor.formats.problems import Loc, expect_dict
 from compressor.formats.roles import TurnRules
 from compressor.formats.runs import RunBuilder, call_usage, json_text
@@ -281,8 +285,38 @@ def _read_store(store: Store) -> list[Conversation]:
     return out
 
 
+def is_eval_record(value: Any) -> bool:
+    """A line of the SDK-era evaluation ``output.jsonl`` (OpenHands/benchmarks ``EvalOutput``): ``history`` holds
+    SDK events."""
+    history = value.get("history") if isinstance(value, dict) else None
+    return "instance_id" in value and isinstance(history, list) and any(map(is_event, history[:8]))
+
+
+def _from_record(record: dict[str, Any], loc: Loc, *, name: str) -> Conversation:
+    """One evaluation run: its events, usage by response id from its ``metrics`` (one LLM's ``Metrics``)."""
+    instance = record.get("instance_id")
+    label = f"{name} ({instance})" if isinstance(instance, str | int) else name
+    events = indexed(record["history"], loc.key("history"))
+    metrics = record.get("metrics")
+    model = metrics.get("model_name") if isinstance(metrics, dict) else None
+    state = {"stats": {"usage_to_metrics": {"run": metrics}}, "agent": {"llm": {"model": model}}}
+    conversation = from_events(events, name=label, state=state)
+    extra = {key: record[key] for key in ("instance_id", "attempt", "error") if record.get(key) is not None}
+    return conversation.model_copy(update={"metadata": {**conversation.metadata, **extra}})
+
+
 def _read_shape(shape: Shape) -> list[Conversation]:
-    return [from_events(shape.located(), name=shape.stem)]
+    if not any(is_eval_record(value) for value in shape.objects[:4]):
+        return [from_events(shape.located(), name=shape.stem)]
+    located = list(shape.located())
+    if len(located) == 1:
+        return [
+            _from_record(expect_dict(located[0][1], located[0][0], "a run"), located[0][0], name=shape.stem)
+        ]
+    return [
+        _from_record(expect_dict(value, loc, "a run"), loc, name=f"{shape.stem} #{index}")
+        for index, (loc, value) in enumerate(located)
+    ]
 
 
 STORE_READER = StoreReader(
@@ -292,7 +326,8 @@ STORE_READER = StoreReader(
 READER = Reader(
     name=SOURCE_FORMAT,
     looks_like=lambda shape: (
-        shape.container != "object" and any(is_event(value) for value in shape.objects[:8])
+        (shape.container != "object" and any(is_event(value) for value in shape.objects[:8]))
+        or any(is_eval_record(value) for value in shape.objects[:4])
     ),
     read=_read_shape,
 )

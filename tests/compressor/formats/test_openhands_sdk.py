@@ -191,3 +191,44 @@ class TestWrittenBySdk158:
         run = load_conversation(fixture(CONDENSED))
         before = [m.reported_total_tokens for m in run.messages[:9] if m.role == "assistant"]
         assert before == [3924, 4014, 4103, 4193]
+
+
+def eval_output(instance_id: str) -> dict[str, object]:
+    """One line of the SDK-era evaluation output.jsonl (OpenHands/benchmarks ``EvalOutput``) around the events and
+    the agent LLM's metrics openhands-sdk 1.58.2 wrote."""
+    events = [json.loads(path.read_text()) for path in sorted((CONDENSED / "events").iterdir())]
+    state = json.loads((CONDENSED / "base_state.json").read_text())
+    return {
+        "instance_id": instance_id,
+        "attempt": 1,
+        "test_result": {"git_patch": ""},
+        "instruction": "Note down three fruits, one thought each.",
+        "metadata": None,
+        "history": events,
+        "metrics": state["stats"]["usage_to_metrics"]["agent"],
+        "error": None,
+    }
+
+
+class TestEvaluationOutput:
+    """Before, such a line was refused: 'unrecognised format: JSONL of objects with keys instance_id, attempt, …'."""
+
+    def test_each_line_is_its_run_read_as_its_events_are(self) -> None:
+        text = "".join(json.dumps(eval_output(name)) + "\n" for name in ("demo__a-1", "demo__b-2"))
+        first, second = load_conversations(text, name="output.jsonl")
+        assert (first.name, second.name) == ("output #0 (demo__a-1)", "output #1 (demo__b-2)")
+        folder = load_conversation(fixture(CONDENSED))
+        assert first.messages == folder.messages and first.recorded_compactions == folder.recorded_compactions
+        assert (
+            first.metadata["instance_id"] == "demo__a-1" and first.metadata["model"] == "openai/fake-gpt-4o"
+        )
+
+    def test_usage_comes_from_the_runs_metrics(self) -> None:
+        (run,) = load_conversations(json.dumps(eval_output("demo__a-1")) + "\n", name="output.jsonl")
+        assert run.name == "output (demo__a-1)"
+        assert [m.reported_total_tokens for m in run.messages[:9] if m.role == "assistant"] == [
+            3924,
+            4014,
+            4103,
+            4193,
+        ]
