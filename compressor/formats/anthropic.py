@@ -33,6 +33,16 @@ def has_blocks(data: dict[str, Any]) -> bool:
     )
 
 
+def is_saved_reply(data: dict[str, Any]) -> bool:
+    """A reply kept as the API returned it (``type: message`` with ``stop_reason``; no Responses item has one)."""
+    return data.get("type") == "message" and "stop_reason" in data
+
+
+def is_anthropic(data: dict[str, Any]) -> bool:
+    """Whether a message is in the Anthropic shape: blocks only it uses, or a saved reply."""
+    return has_blocks(data) or is_saved_reply(data)
+
+
 def join_text(parts: list[Any]) -> str | list[Any]:
     """Plain text blocks joined by newlines (priced the same as the list); anything richer stays a list."""
     texts: list[str] = []

@@ -33,7 +33,7 @@ def message_format(items: Iterable[Any], obj: dict[str, Any] | None = None) -> s
     for message in items:  # one pass, nothing held: a parsed file's values may be made as they are read
         if not isinstance(message, dict):
             continue
-        if anthropic.has_blocks(message):
+        if anthropic.is_anthropic(message):
             return "anthropic"
         if found == "openai":
             calls = message.get("tool_calls")
@@ -88,6 +88,22 @@ class _LegacyFunctions:
         return data
 
 
+def with_model(conversation: Conversation, model: Any) -> Conversation:
+    """The conversation with the model its file names (a request's ``model``, a saved reply's) as metadata."""
+    if not isinstance(model, str) or not model.strip():
+        return conversation
+    return conversation.model_copy(update={"metadata": {**conversation.metadata, "model": model}})
+
+
+def replied_model(messages: MessagePack) -> Any:
+    """The ``model`` of the last assistant message that names one (Anthropic replies saved as returned)."""
+    for message in reversed(messages):
+        model = (message.model_extra or {}).get("model") if message.role == "assistant" else None
+        if isinstance(model, str):
+            return model
+    return None
+
+
 def from_list(
     items: list[Any], base: Loc, *, name: str, source_format: str | None = None, consume: bool = False
 ) -> Conversation:
@@ -95,7 +111,10 @@ def from_list(
     detected = message_format(items)
     located = taking(items, base) if consume else indexed(items, base)
     messages = convert_messages(located, anthropic_blocks=detected == "anthropic")
-    return build_conversation(messages, [], name=name, source_format=source_format or detected, loc=base)
+    conversation = build_conversation(
+        messages, [], name=name, source_format=source_format or detected, loc=base
+    )
+    return with_model(conversation, replied_model(messages) if detected == "anthropic" else None)
 
 
 def from_object(
@@ -110,7 +129,10 @@ def from_object(
         indexed(items, messages_loc), anthropic_blocks=detected == "anthropic", first=system
     )
     tools = build_tools(obj.get("tools"), base.key("tools"))
-    return build_conversation(messages, tools, name=name, source_format=source_format or detected, loc=base)
+    conversation = build_conversation(
+        messages, tools, name=name, source_format=source_format or detected, loc=base
+    )
+    return with_model(conversation, obj.get("model"))
 
 
 def from_lines(lines: Sequence[tuple[int, Any]], *, name: str, consume: bool = False) -> Conversation:
@@ -118,7 +140,8 @@ def from_lines(lines: Sequence[tuple[int, Any]], *, name: str, consume: bool = F
     (only lines the loader parsed itself)."""
     detected = message_format(value for _, value in lines)
     messages = convert_messages(_located_lines(lines, consume), anthropic_blocks=detected == "anthropic")
-    return build_conversation(messages, [], name=name, source_format="jsonl")
+    conversation = build_conversation(messages, [], name=name, source_format="jsonl")
+    return with_model(conversation, replied_model(messages) if detected == "anthropic" else None)
 
 
 def _located_lines(lines: Sequence[tuple[int, Any]], consume: bool) -> Iterator[tuple[Loc, Any]]:
@@ -154,6 +177,14 @@ OBJECT_READER = Reader(
 MESSAGES_READER = Reader(
     name="messages",
     looks_like=lambda shape: shape.container != "object" and shape.any_has("role"),
+    read=_read_messages,
+)
+#: An Anthropic message list (blocks only it uses, or replies saved as returned): before the Responses reader,
+#: which would take a saved reply's ``type: message`` for one of its items.
+ANTHROPIC_READER = Reader(
+    name="anthropic-messages",
+    looks_like=lambda shape: shape.container != "object"
+    and any("role" in value and anthropic.is_anthropic(value) for value in shape.objects[:200]),
     read=_read_messages,
 )
 #: Several ``{"messages": ...}`` conversations in an array or in JSONL lines.

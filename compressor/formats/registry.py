@@ -84,6 +84,7 @@ READERS: tuple[Reader, ...] = (
     chat.OBJECT_READER,
     claude_code.READER,
     engram.READER,
+    chat.ANTHROPIC_READER,  # before the Responses reader: a saved Anthropic reply is a `type: message` too
     responses.READER,
     chat.MESSAGES_READER,
     chat.NUMBERED_READER,
