@@ -33,6 +33,7 @@ from compressor.formats import (
     goose_store,
     langchain,
     opencode,
+    opencode_export,
     opencode_run,
     openhands,
     openhands_sdk,
@@ -58,6 +59,7 @@ READERS: tuple[Reader, ...] = (
     codex_exec.READER,
     codex_exec_legacy.READER,
     opencode_run.READER,
+    opencode_export.READER,  # before the readers of {"messages": [...]} objects
     goose.READER,
     goose_export.READER,
     gemini_stream.READER,

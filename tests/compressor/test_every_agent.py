@@ -150,6 +150,7 @@ def build_home(home: Path) -> dict[str, Session]:
                 ("ai-sdk-ui", "ai_sdk/ui-messages-v5.json"),
                 ("codex-exec", "codex_exec/exec-legacy-csv-header.jsonl"),
                 ("opencode-run", "opencode_run/run-format-json.jsonl"),
+                ("opencode-export", "opencode_export/exported-session.json"),
             )
         ),
     ]
@@ -223,6 +224,7 @@ SAVED = (
     "ai-sdk-ui",
     "codex-exec",
     "opencode-run",
+    "opencode-export",
 )
 EVERY = STANDARD + SAVED
 
