@@ -24,7 +24,8 @@ call the ``toolCallStates`` already answer. ``thinking`` items go with the next 
 Compactions: in the IDE a summary on item *i* replaces items up to *i* (it goes into the system message), so an
 internal user message carrying ``Previous conversation summary:`` follows the item; the CLI replaces the history
 by an assistant message that is the summary, which then carries it, and saves only that history: the usage after
-its summary measured the window the file shows (the loader keeps it; after the IDE's, it is marked stale). A model without native tools gets its calls
+its summary measured the window the file shows (the loader keeps it; after the IDE's, it is marked stale). After an
+auto-compaction the CLI adds a user message ``continue`` itself: internal. A model without native tools gets its calls
 as text in the IDE (``systemMessageTools``); the file does not say so, so calls are read as native ones.
 """
 
@@ -41,6 +42,9 @@ from compressor.formats.tally import Tally, assemble, fill_unanswered, reported_
 from compressor.messages import Conversation, RecordedCompaction
 
 SOURCE_FORMAT = "continue"
+#: The user message the CLI adds itself to go on after an auto-compaction in a turn (``extensions/cli``, "Added
+#: continuation message after compaction").
+AUTO_CONTINUE = "continue"
 ROLES = ("user", "assistant", "thinking", "system", "tool")
 #: What the IDE sends for a call by its state (``core/tools/constants.ts``).
 NO_OUTPUT = "No tool output"
@@ -117,17 +121,28 @@ def _parts(content: Any, loc: Loc) -> list[Any]:
     return out
 
 
+#: A message's usage keys: Continue's ``Usage`` (camelCase), or the stream's OpenAI usage the CLI keeps as it came
+#: (``extensions/cli`` ``streamChatResponse``: ``prompt_tokens``, ``completion_tokens``, plus ``model``, ``cost_cents``).
+USAGE_KEYS = (
+    ("promptTokens", "completionTokens", "promptTokensDetails", "cachedTokens"),
+    ("prompt_tokens", "completion_tokens", "prompt_tokens_details", "cached_tokens"),
+)
+
+
 def _usage(usage: Any, loc: Loc) -> dict[str, Any] | None:
     """Continue's ``Usage`` (OpenAI's: the prompt counts cached tokens too) as ``usage_metadata``."""
     if usage is None:
         return None
     usage = expect_dict(usage, loc, "a usage object")
-    prompt = token_count(usage.get("promptTokens"), loc.key("promptTokens"))
-    completion = token_count(usage.get("completionTokens"), loc.key("completionTokens"))
-    details = usage.get("promptTokensDetails")
-    details_loc = loc.key("promptTokensDetails")
+    prompt_key, completion_key, details_key, cached_key = next(
+        (keys for keys in USAGE_KEYS if keys[0] in usage), USAGE_KEYS[0]
+    )
+    prompt = token_count(usage.get(prompt_key), loc.key(prompt_key))
+    completion = token_count(usage.get(completion_key), loc.key(completion_key))
+    details = usage.get(details_key)
+    details_loc = loc.key(details_key)
     details = expect_dict(details, details_loc, "token details") if details is not None else {}
-    cached = token_count(details.get("cachedTokens"), details_loc.key("cachedTokens"))
+    cached = token_count(details.get(cached_key), details_loc.key(cached_key))
     token_count(details.get("cacheWriteTokens"), details_loc.key("cacheWriteTokens"))
     if prompt is None or completion is None:
         return None
@@ -227,6 +242,8 @@ class _Session:
         elif not self.cli:
             parts = [{"type": "text", "text": f"{text}\n"} for text in texts if text.strip()] + parts
         data: dict[str, Any] = {"role": "user", "content": anthropic.join_text(parts)}
+        if self.cli and self.compactions and content == AUTO_CONTINUE and not self._asked_since_compaction():
+            data["internal"] = True  # the CLI's own nudge after an auto-compaction (streamChatResponse)
         if contexts:
             data["metadata"] = {"context_items": [str(ctx.get("name", "")) for ctx in contexts]}
             self.tally.add("context_items_included", len(contexts))  # worded in census.READING_TEXT
@@ -315,6 +332,10 @@ class _Session:
         if not carried:
             self.entries.append(({"role": "user", "content": SUMMARY_LEAD + summary, "internal": True}, loc))
         self.compactions.append((len(self.entries) - 1, summary))
+
+    def _asked_since_compaction(self) -> bool:
+        since = self.entries[self.compactions[-1][0] + 1 :]
+        return any(data["role"] == "user" and not data.get("internal") for data, _ in since)
 
     def tokens_before(self, entry: int) -> int | None:
         return reported_before(self.entries, entry)

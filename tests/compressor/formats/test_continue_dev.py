@@ -324,3 +324,41 @@ class TestPlace:
         shutil.copyfile(fixture(IDE), folder / IDE.name)
         found = find_sessions(tmp_path / "home", environ={"CONTINUE_GLOBAL_DIR": str(tmp_path / "elsewhere")})
         assert [(s.agent, s.path) for s in found] == [("continue", folder / IDE.name)]
+
+
+CLI_WRITTEN = FOLDER / "c4768c3c-f350-44fa-beb6-e90d041e765d.json"
+
+
+def cli_user(text: str) -> dict[str, Any]:
+    """A user item as the CLI saves one: the typed text is also its editorState."""
+    return {"message": {"role": "user", "content": text}, "contextItems": [], "editorState": text}
+
+
+class TestWrittenByTheCli:
+    """A session the cn CLI 1.5.47 wrote itself around an auto-compaction. Before, its replies' usage (the stream's
+    snake_case OpenAI usage) was not read, so windows were counted, and the CLI's own ``continue`` was read as the
+    person's request."""
+
+    def test_each_replys_usage_is_read(self) -> None:
+        run = load_conversation(fixture(CLI_WRITTEN))
+        assert [m.reported_total_tokens for m in run.messages if m.role == "assistant"] == [None, 381, 412]
+        assert (run.messages[1].usage_metadata or {})["input_tokens"] == 364
+
+    def test_the_clis_continue_after_compaction_is_internal(self) -> None:
+        run = load_conversation(fixture(CLI_WRITTEN))
+        assert [(m.role, m.internal) for m in run.messages] == [
+            ("assistant", False),
+            ("assistant", False),
+            ("user", True),
+            ("assistant", False),
+        ]
+        (compaction,) = run.recorded_compactions
+        assert compaction.index == 0 and compaction.summary.startswith("Summary: the user asked")
+        assert "usage_after_compaction_stale" not in {r.code for r in run.readings}
+
+    def test_a_continue_the_person_typed_stays_a_request(self) -> None:
+        data = json.loads(fixture(CLI_WRITTEN).read_text())
+        data["history"].insert(1, cli_user("Thanks."))
+        data["history"].append(cli_user("continue"))
+        run = load_conversation(json.dumps(data), name="s.json")
+        assert [m.internal for m in run.messages if m.role == "user"] == [False, False, False]
