@@ -1,7 +1,8 @@
 """Claude Code session logs (``~/.claude/projects/*/*.jsonl``): one line per content block, merged per reply.
 
 Invariant: the lines of one API reply (same ``message.id``) become ONE assistant message, placed where its
-first line was; sidechain and non-message lines are skipped; tool results become ``tool`` messages.
+first line was; sidechain lines (but in a subagent's own file) and lines that carry nothing the model is sent are
+skipped; tool results become ``tool`` messages.
 
 A subagent's own transcript (``<session>/subagents/agent-<id>.jsonl`` in Claude Code 2.1, ``agent-<id>.jsonl``
 beside the session in 2.0) holds only sidechain lines (``isSidechain: true``, ``agentId``): there the sidechain IS
