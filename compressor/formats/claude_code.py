@@ -40,8 +40,9 @@ a request — the environment, the model's identity, the skill and agent listing
 from 2.1.2xx, ``rendered [{content}]``: the text the model was sent for it (a ``<system-reminder>`` block). An
 attachment with rendered text is an internal user turn holding that text. A ``queued_command`` (``origin.kind:
 "human"``) is what the person typed while the model was working, sent within the running turn: a real request (its
-rendered text, else its ``prompt``). An attachment with no rendered text (older versions, or a kind the model is not
-sent, e.g. ``hook_success``) is skipped and counted (``lines_skipped``). A local command and its output, which 1.0
+rendered text, else its ``prompt``); a hook's ``hook_additional_context`` is its ``content`` when nothing is rendered
+(hooks documentation: the context is added for the model). Another attachment with no rendered text (older versions,
+or a kind the model is not sent, e.g. ``hook_success``) is skipped and counted (``lines_skipped``). A local command and its output, which 1.0
 wrote as user lines (``<command-name>``, ``<local-command-stdout>``), 2.1 writes as ``system`` lines of subtype
 ``local_command``; they stay in the conversation Claude Code keeps (a compaction lists them among the messages it
 preserves) and are read as the internal user turns the 1.0 lines were.
@@ -85,6 +86,9 @@ RESULT_FIELDS = ("total_cost_usd", "num_turns", "duration_ms", "usage")
 ATTACHMENT = "attachment"
 #: The ``system`` subtype 2.1 gives a local command and its output (1.0 wrote them as user lines).
 LOCAL_COMMAND = "local_command"
+#: The attachment kind of the context a hook added (UserPromptSubmit / SessionStart ``additionalContext``), which
+#: Claude Code sends to the model whether or not the line records its rendered text.
+HOOK_CONTEXT = "hook_additional_context"
 #: The attachment kind of a message the person typed while the model was working.
 QUEUED_COMMAND = "queued_command"
 #: API message fields that are not content (kept as extras, from a reply's last line).
@@ -266,9 +270,17 @@ def _attachment(line: dict[str, Any]) -> dict[str, Any] | None:
             # that is not a string is a real user message) even when it is wrapped in a <system-reminder>.
             block = {"type": "text", "text": text or prompt}
             return {**extras, "role": "user", "content": [block], claude_turns.QUEUED: True}
+    if not text and kind == HOOK_CONTEXT and isinstance(attachment, dict):
+        text = _hook_context(attachment.get("content"))
     if not text:
         return None
     return {**extras, "role": "user", "content": text, claude_turns.META: True, ATTACHMENT: kind}
+
+
+def _hook_context(content: Any) -> str:
+    """The context a hook added (``additionalContext``), as the attachment keeps it: a text or a list of texts."""
+    pieces = [content] if isinstance(content, str) else content if isinstance(content, list) else []
+    return "\n".join(piece for piece in pieces if isinstance(piece, str) and piece)
 
 
 def _local_command(line: dict[str, Any]) -> bool:

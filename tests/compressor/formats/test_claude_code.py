@@ -537,6 +537,30 @@ class TestRealSessionWithLocalCommands:
         assert (first.usage_metadata or {}).get("total_tokens") == 15259
 
 
+class TestHookContext:
+    def test_a_hooks_added_context_is_an_internal_turn_even_unrendered(self) -> None:
+        prompt = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hello"}}
+        hook = {
+            "parentUuid": "u1",
+            "isSidechain": False,
+            "type": "attachment",
+            "uuid": "h1",
+            "attachment": {
+                "type": "hook_additional_context",
+                "content": ["Relevant memories from kb:\n- Prefers tabs"],
+                "hookName": "UserPromptSubmit",
+                "toolUseID": "UserPromptSubmit",
+                "hookEvent": "UserPromptSubmit",
+            },
+        }
+        run = load_conversation(f"{json.dumps(prompt)}\n{json.dumps(hook)}\n", name="run.jsonl")
+        assert [(m.text, m.internal) for m in run.messages] == [
+            ("hello", False),
+            ("Relevant memories from kb:\n- Prefers tabs", True),
+        ]
+        assert not any(r.code == "lines_skipped" for r in run.readings)
+
+
 class TestLocalCommandsAsSystemLines:
     """Claude Code 2.1 writes a local command and its output as ``system`` lines of subtype ``local_command``."""
 
