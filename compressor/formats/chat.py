@@ -6,6 +6,7 @@ the format name only labels the input, every list goes through the same tolerant
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -14,8 +15,9 @@ from compressor.formats.building import build_conversation, build_message, build
 from compressor.formats.lines import Lines
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, type_name
 from compressor.formats.shape import Reader, Shape
+from compressor.markers import MEMORY_OPEN
 from compressor.message_pack import MessagePack
-from compressor.messages import Conversation, Message
+from compressor.messages import Conversation, Message, Reading, RecordedCompaction
 
 #: Keys only openJiuwen's own message models write.
 _OPENJIUWEN_KEYS = frozenset({"usage_metadata", "metadata"})
@@ -104,6 +106,30 @@ def replied_model(messages: MessagePack) -> Any:
     return None
 
 
+_SUMMARY = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.DOTALL)
+
+
+def with_memory_blocks(conversation: Conversation) -> Conversation:
+    """An openJiuwen list with the compactions openJiuwen made recorded: each ``<memory_block_current>`` user
+    turn (its summary, and the window the reply before it reported)."""
+    recorded: list[RecordedCompaction] = []
+    before: int | None = None
+    for index, message in enumerate(conversation.messages):
+        content = message.content
+        if message.role == "assistant" and message.reported_total_tokens is not None:
+            before = message.reported_total_tokens
+        elif message.role == "user" and isinstance(content, str) and content.lstrip().startswith(MEMORY_OPEN):
+            found = _SUMMARY.search(content)
+            summary = found.group(1) if found else content
+            recorded.append(
+                RecordedCompaction(index=index, source="openjiuwen", summary=summary, tokens_before=before)
+            )
+    if not recorded:
+        return conversation
+    readings = [*conversation.readings, Reading(code="recorded_compactions", count=len(recorded))]
+    return conversation.model_copy(update={"recorded_compactions": recorded, "readings": readings})
+
+
 def from_list(
     items: list[Any], base: Loc, *, name: str, source_format: str | None = None, consume: bool = False
 ) -> Conversation:
@@ -114,6 +140,8 @@ def from_list(
     conversation = build_conversation(
         messages, [], name=name, source_format=source_format or detected, loc=base
     )
+    if detected == "openjiuwen":
+        conversation = with_memory_blocks(conversation)
     return with_model(conversation, replied_model(messages) if detected == "anthropic" else None)
 
 
@@ -132,6 +160,8 @@ def from_object(
     conversation = build_conversation(
         messages, tools, name=name, source_format=source_format or detected, loc=base
     )
+    if detected == "openjiuwen":
+        conversation = with_memory_blocks(conversation)
     return with_model(conversation, obj.get("model"))
 
 
@@ -141,6 +171,8 @@ def from_lines(lines: Sequence[tuple[int, Any]], *, name: str, consume: bool = F
     detected = message_format(value for _, value in lines)
     messages = convert_messages(_located_lines(lines, consume), anthropic_blocks=detected == "anthropic")
     conversation = build_conversation(messages, [], name=name, source_format="jsonl")
+    if detected == "openjiuwen":
+        conversation = with_memory_blocks(conversation)
     return with_model(conversation, replied_model(messages) if detected == "anthropic" else None)
 
 
@@ -183,8 +215,10 @@ MESSAGES_READER = Reader(
 #: which would take a saved reply's ``type: message`` for one of its items.
 ANTHROPIC_READER = Reader(
     name="anthropic-messages",
-    looks_like=lambda shape: shape.container != "object"
-    and any("role" in value and anthropic.is_anthropic(value) for value in shape.objects[:200]),
+    looks_like=lambda shape: (
+        shape.container != "object"
+        and any("role" in value and anthropic.is_anthropic(value) for value in shape.objects[:200])
+    ),
     read=_read_messages,
 )
 #: Several ``{"messages": ...}`` conversations in an array or in JSONL lines.

@@ -155,6 +155,10 @@ def _from_value(value: Any, stem: str, *, consume: bool = False) -> list[Convers
         reader = reader_for(line)
         if reader is not None:
             return reader.read(line)
+        if {"processor_type", "compression_request"} <= value.keys():  # what a compactor dumps, not a run
+            raise FormatProblem(
+                root, "is a compaction dump, not a conversation: `compaction-lab dumps` and `score` read it"
+            )
         raise FormatProblem(root, f"unrecognised format: an object with keys {_keys(value)}; {_tried()}")
     if not isinstance(value, list | Values):
         raise FormatProblem(root, f"unrecognised format: a JSON {type_name(value)}, not a conversation")
