@@ -20,14 +20,14 @@ from itertools import islice
 _WORD_CUT = re.compile(r" (?<=\S )")
 #: Longer parts are encoded as they come and not kept (a long unbroken run rarely repeats).
 _LONGEST_KEPT = 64
-#: A text of more words than this first looks up this many of them, spread out, to choose how to count it.
+#: A text of more words than this first looks up its first words (this many, less one) to choose how to count it.
 _SAMPLED = 16
 #: How many of those unseen words such a text teaches (each is one more encode, of a few characters).
 _LEARNT = 3
 
 
 class _Counted(dict[str, int]):
-    """Counts of parts, each encoded with ``lead`` before it on its first lookup; bounded by clearing."""
+    """Counts of parts, each encoded with ``lead`` before it on its first lookup; emptied when it holds ``most``."""
 
     def __init__(self, encode: Callable[[str], list[int]], lead: str, most: int) -> None:
         super().__init__()
@@ -57,7 +57,7 @@ class WordCounts:
         spaced = self._spaced
         if len(head) <= _SAMPLED:
             return self._first[head[0]] + sum(map(spaced.__getitem__, islice(head, 1, None)))
-        # A long text whose first words are a third or more unseen (ids, hashes, a new file) is cheaper to encode
+        # A long text whose first words are more than a third unseen (ids, hashes, a new file) is cheaper to encode
         # whole than word by word. A few are learnt, so a vocabulary that does repeat is soon taken by words.
         unseen = [part for part in islice(head, 1, _SAMPLED) if part not in spaced]
         if 3 * len(unseen) >= _SAMPLED:
