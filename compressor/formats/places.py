@@ -113,6 +113,8 @@ PLACES: tuple[Place, ...] = (
             ("kilo-code", "kilocode.kilo-code"),
         )
     ),
+    # The Cline CLI (3.x) keeps a session a folder, <id>/<id>.messages.json beside its <id>.json run record.
+    Place("cline", ".cline/data/sessions", ("*/*.messages.json",)),
     # GitHub Copilot Chat, as VS Code saves its sessions (1.109 and later: a .jsonl log beside the older .json).
     *(Place("copilot-chat", user, _CHAT_SESSIONS, newer_suffix=".jsonl") for user in _VSCODE_USER),
     # Amazon Q's chat keeps each working directory's conversation in data.sqlite3 of its data folder (dirs'

@@ -17,6 +17,7 @@ from compressor.formats import (
     chat,
     claude_code,
     cline,
+    cline_session,
     codex,
     codex_exec,
     codex_exec_legacy,
@@ -80,6 +81,7 @@ READERS: tuple[Reader, ...] = (
     swe_agent_mini.READER,
     records.READER,
     cline.READER,  # before the AI SDK's: Roo's reasoning blocks look like its reasoning parts
+    cline_session.READER,
     ai_sdk.READER,
     ai_sdk_ui.READER,
     langchain.READER,

@@ -1,0 +1,123 @@
+"""Cline CLI sessions (Cline 3.x, ``~/.cline/data/sessions/<id>/<id>.messages.json``): the session's
+``system_prompt`` and its ``messages``, Anthropic-style content blocks, as the CLI's agent sends them.
+
+Invariant: one file is one conversation; the system prompt comes first, then each message as its blocks are sent
+(``tool_result`` blocks answer their ``tool_use_id``); ``metrics`` of a reply are the window of the call that
+made it.
+
+Schema: as @cline/cli 3.0.65 writes it (its session file, read here from files it wrote; the CLI ships as one
+compiled bundle): the root ``{version, updated_at, agent, sessionId, origin: {source, mode, sessionId, version},
+system_prompt, messages}``; a message ``{id, role, content, ts}``, a reply adding ``modelInfo {id, provider}`` and
+``metrics {inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens}``. The bundle takes ``inputTokens`` from
+the AI SDK usage's ``inputTokens.total`` (all input, cache reads included) and ``cacheReadTokens`` beside it, so
+``inputTokens + outputTokens`` is that call's window plus its reply. A ``tool_result``'s ``content`` may be a list of
+the tool's own result objects (``read_files``: ``{query, result, success}``): sent as their JSON. The person's words
+come wrapped in ``<user_input mode="act|plan">``: a real request; other user text beside tool results is the
+CLI's own. The sibling ``<id>.json`` (run status, totals) is not read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compressor.formats import anthropic
+from compressor.formats.building import build_conversation, build_message, indexed
+from compressor.formats.problems import Loc, expect_dict, expect_list
+from compressor.formats.runs import call_usage, json_text
+from compressor.formats.shape import Reader, Shape
+from compressor.messages import Conversation, Message, Reading
+
+SOURCE_FORMAT = "cline"
+USER_INPUT = "<user_input"
+
+
+def looks_like(shape: Shape) -> bool:
+    raw = shape.raw if shape.container == "object" else None
+    return (
+        isinstance(raw, dict)
+        and isinstance(raw.get("sessionId"), str)
+        and isinstance(raw.get("origin"), dict)
+        and isinstance(raw.get("messages"), list)
+    )
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _result_content(content: Any) -> Any:
+    """A tool's own result objects (no block ``type``) as the JSON the model is sent; blocks stay blocks."""
+    if isinstance(content, list) and any(isinstance(item, dict) and "type" not in item for item in content):
+        return json_text(content)
+    return content
+
+
+def _message(data: dict[str, Any], loc: Loc) -> list[Message]:
+    """The message as ours: a reply with its usage and model; a user turn's tool results, then the CLI's own text
+    beside them (internal)."""
+    role, content = data.get("role"), data.get("content")
+    blocks = content if isinstance(content, list) else None
+    fixed: dict[str, Any] = {"role": role, "content": content}
+    if blocks is not None:
+        fixed["content"] = [
+            {**block, "content": _result_content(block.get("content"))}
+            if isinstance(block, dict) and block.get("type") == "tool_result"
+            else block
+            for block in blocks
+        ]
+    if role == "assistant":
+        metrics, model = _dict(data.get("metrics")), _dict(data.get("modelInfo")).get("id")
+        usage = call_usage(
+            metrics.get("inputTokens"),
+            metrics.get("outputTokens"),
+            cache_read_tokens=metrics.get("cacheReadTokens"),
+        )
+        fixed.update({"usage_metadata": usage} if usage is not None else {})
+        fixed.update({"model": model} if isinstance(model, str) and model else {})
+    elif role == "user":
+        texts = [b.get("text", "") for b in blocks or [] if isinstance(b, dict) and b.get("type") == "text"]
+        asked = any(isinstance(text, str) and text.lstrip().startswith(USER_INPUT) for text in texts)
+        results = any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks or [])
+        if results and texts and not asked:
+            fixed["content"] = [
+                b for b in blocks or [] if not (isinstance(b, dict) and b.get("type") == "text")
+            ]
+            notes = anthropic.join_text(
+                [b for b in blocks or [] if isinstance(b, dict) and b.get("type") == "text"]
+            )
+            notice = build_message({"role": "user", "content": notes, "internal": True}, loc)
+            return [*anthropic.convert_message(fixed, loc), notice]
+    return anthropic.convert_message(fixed, loc)
+
+
+def read(shape: Shape) -> list[Conversation]:
+    raw = shape.raw
+    messages: list[Message] = []
+    prompt = raw.get("system_prompt")
+    if isinstance(prompt, str) and prompt.strip():
+        messages.append(build_message({"role": "system", "content": prompt}, Loc().key("system_prompt")))
+    base = Loc().key("messages")
+    model = None
+    for loc, item in indexed(expect_list(raw["messages"], base, "messages"), base):
+        data = expect_dict(item, loc, "a message")
+        messages += _message(data, loc)
+        model = _dict(data.get("modelInfo")).get("id") or model
+    conversation = build_conversation(messages, [], name=shape.stem, source_format=SOURCE_FORMAT, loc=Loc())
+    origin = _dict(raw.get("origin"))
+    metadata = {"agent": "cline", "session_id": raw["sessionId"], "cline_version": origin.get("version")}
+    readings = list(conversation.readings)
+    if isinstance(model, str) and model:
+        metadata["model"] = model
+        readings.append(Reading(code="model_from_file", detail=model))
+    internal = sum(1 for message in conversation.messages if message.role == "user" and message.internal)
+    if internal:
+        readings.append(Reading(code="internal_user_turns", count=internal))
+    metadata = {key: value for key, value in metadata.items() if value is not None}
+    return [
+        conversation.model_copy(
+            update={"metadata": {**conversation.metadata, **metadata}, "readings": readings}
+        )
+    ]
+
+
+READER = Reader(name="cline-cli-session", looks_like=looks_like, read=read)
