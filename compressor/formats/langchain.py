@@ -30,7 +30,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from compressor.formats.problems import FormatProblem, Loc, expect_dict, type_name
+from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_name, type_name
 from compressor.formats.session_log import SessionLog
 from compressor.formats.shape import Reader, Shape
 from compressor.messages import Conversation
@@ -123,6 +123,12 @@ def _content(data: dict[str, Any], kind: str, loc: Loc) -> str | list[Any]:
     return content
 
 
+def _check_id(value: Any, loc: Loc) -> None:
+    """A call id is a string, or null (LangChain's ``ToolCall.id`` is optional)."""
+    if value is not None and not isinstance(value, str):
+        raise FormatProblem(loc, f"must be a string or null, got {type_name(value)}")
+
+
 def _calls(data: dict[str, Any], loc: Loc) -> list[dict[str, Any]]:
     calls = data.get("tool_calls")
     out: list[dict[str, Any]] = []
@@ -130,6 +136,8 @@ def _calls(data: dict[str, Any], loc: Loc) -> list[dict[str, Any]]:
         for number, call in enumerate(calls):
             where = loc.key("tool_calls").key(number)
             call = expect_dict(call, where, "a tool call")
+            _check_id(call.get("id"), where.key("id"))
+            expect_name(call, "name", where)
             arguments = call.get("args")
             text = (
                 arguments if isinstance(arguments, str) else json.dumps(arguments or {}, ensure_ascii=False)
@@ -185,6 +193,7 @@ def read(history: Iterable[tuple[Loc, Any]], *, stem: str) -> Conversation:
             continue
         elif role == "tool":
             call_id = data.get("tool_call_id")
+            _check_id(call_id, where.key("tool_call_id"))
             if kind == "function" and not call_id:
                 call_id = last_call.get(str(data.get("name")))
             entry["tool_call_id"] = call_id

@@ -91,6 +91,24 @@ class TestBadInput:
         with pytest.raises(ConversationFormatError, match=r"content.*must be a string or a list, got number"):
             load_conversation(json.dumps(bad), name="h.json")
 
+    @pytest.mark.parametrize(
+        ("field", "value", "words"),
+        [
+            ("id", [1], r"\[1\]\.data\.tool_calls\[0\]\.id: must be a string or null, got list"),
+            ("name", {"a": 1}, r"\[1\]\.data\.tool_calls\[0\]\.name: must be a non-empty string"),
+        ],
+    )
+    def test_a_tool_call_of_the_wrong_shape_is_one_line(self, field: str, value: object, words: str) -> None:
+        """Found by mutating the LangChain-written fixture: a list as a call id was a TypeError (unhashable)."""
+        call = {"name": "stock", "args": {}, "id": "c1", field: value}
+        bad = [
+            {"type": "human", "data": {"content": "hi"}},
+            {"type": "ai", "data": {"content": "", "tool_calls": [call]}},
+        ]
+        with pytest.raises(ConversationFormatError, match=words) as caught:
+            load_conversation(json.dumps(bad), name="h.json")
+        assert "\n" not in str(caught.value)
+
 
 class TestSummarizationMiddleware:
     """A LangChain agent's own compaction (``SummarizationMiddleware``), in files LangChain wrote: before, its
