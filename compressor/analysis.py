@@ -207,6 +207,12 @@ def run_model_of(conversation: Conversation) -> str | None:
     return model if isinstance(model, str) and model.strip() else None
 
 
+def run_window_of(conversation: Conversation) -> int | None:
+    """The context window the run's own file records its agent had (``metadata["context_window"]``), if any."""
+    window = conversation.metadata.get("context_window")
+    return window if type(window) is int and window > 0 else None
+
+
 def analyze(
     conversation: Conversation,
     config: CurrentRoundCompressorConfig | None = None,
@@ -223,7 +229,9 @@ def analyze(
     config = config or CurrentRoundCompressorConfig()
     if model is None and config.model is not None:
         model = config.model.model_name
-    capacity = resolve_context_max(context_max, model, run_model=run_model_of(conversation))
+    capacity = resolve_context_max(
+        context_max, model, run_model=run_model_of(conversation), run_window=run_window_of(conversation)
+    )
     tokens = profile(conversation, counter)
     facts = run_facts(conversation)
     last_user = facts.last_user_index

@@ -1,4 +1,5 @@
-"""Context capacity: the model's window from openJiuwen's table, an explicit number, or 200000 (SPEC §7).
+"""Context capacity: an explicit number, the model's window from openJiuwen's table, the window the run's own file
+records, or 200000 (SPEC §7).
 
 Invariant: ``resolve_context_max`` always returns a positive capacity and says where it came from.
 """
@@ -14,7 +15,7 @@ from typing import Literal
 
 DEFAULT_CONTEXT_MAX = 200_000
 
-CapacitySource = Literal["explicit", "model", "default"]
+CapacitySource = Literal["explicit", "model", "recorded", "default"]
 
 
 @cache
@@ -81,7 +82,7 @@ class Capacity:
     tokens: int
     source: CapacitySource
     model: str | None = None
-    #: True when the model is the one the run's own file names (no capacity or model was chosen).
+    #: True when the model (or, for ``recorded``, the window) is the run's own file's (no capacity or model was chosen).
     from_run: bool = False
     note: str = ""
 
@@ -92,20 +93,29 @@ class Capacity:
             origin = ", the model the file names" if self.from_run else ""
             note = f"; {self.note}" if self.note else ""
             return f"{self.tokens:,} tokens (window of {self.model}{origin}{note})"
+        if self.source == "recorded":
+            return f"{self.tokens:,} tokens (the window the file records{f' for {self.model}' if self.model else ''})"
         suffix = f"; {self.model!r} is not in the table" if self.model else ""
         return f"{self.tokens:,} tokens (default{suffix})"
 
 
 def resolve_context_max(
-    context_max: int | None = None, model: str | None = None, *, run_model: str | None = None
+    context_max: int | None = None,
+    model: str | None = None,
+    *,
+    run_model: str | None = None,
+    run_window: int | None = None,
 ) -> Capacity:
-    """An explicit capacity, else the chosen model's window, else the window of the model the run's file names
-    (``run_model``), else the 200,000 default (SPEC §7)."""
+    """An explicit capacity, else the chosen model's window, else the window the run's file records its agent had
+    (``run_window``: Codex's ``model_context_window``, Qwen's, Copilot's, Goose's, Amazon Q's), else the window of
+    the model the run's file names (``run_model``), else the 200,000 default (SPEC §7)."""
     if context_max is not None and context_max > 0:
         return Capacity(int(context_max), "explicit", model)
     size = model_window(model)
     if size is not None:
         return Capacity(size, "model", model)
+    if model is None and run_window is not None and run_window > 0:
+        return Capacity(int(run_window), "recorded", run_model, from_run=True)
     if model is None and run_model:
         found = run_model_window(run_model)
         if found is not None:

@@ -57,6 +57,7 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "format": "VARCHAR",
         "agent": "VARCHAR",
         "model": "VARCHAR",
+        "recorded_window": "BIGINT",
         "messages": "INTEGER",
         "context_tokens": "BIGINT",
         "system_tokens": "BIGINT",

@@ -45,7 +45,8 @@ def fleet_runs(catalog: Catalog, paths: Sequence[str], grid: FleetGrid) -> tuple
         connection.execute("CREATE TEMP TABLE wanted AS SELECT unnest(?::VARCHAR[]) AS path", [list(paths)])
         runs = connection.execute(
             "SELECT run_id, path, conversation, name, format, agent, model, size, mtime_ns, hash, messages, "
-            "context_tokens, system_tokens, tools_tokens, window_tokens, window_source, steps, recorded_compactions "
+            "context_tokens, system_tokens, tools_tokens, window_tokens, window_source, steps, recorded_compactions, "
+            "recorded_window "
             "FROM fleet_runs JOIN wanted USING (path) WHERE counter = ? ORDER BY path, conversation",
             [grid.counter],
         ).fetchall()
@@ -56,7 +57,7 @@ def fleet_runs(catalog: Catalog, paths: Sequence[str], grid: FleetGrid) -> tuple
         ).fetchall()
     rows = []
     for row in runs:
-        capacity = resolve_context_max(grid.context_max, grid.model, run_model=row[6])
+        capacity = resolve_context_max(grid.context_max, grid.model, run_model=row[6], run_window=row[18])
         rows.append(
             RunRow(
                 run_id=row[0],
@@ -66,6 +67,7 @@ def fleet_runs(catalog: Catalog, paths: Sequence[str], grid: FleetGrid) -> tuple
                 format=row[4],
                 agent=row[5],
                 model=row[6],
+                recorded_window=row[18],
                 size=row[7],
                 mtime_ns=row[8],
                 hash=row[9],

@@ -148,6 +148,7 @@ class RunRow:
     format: str
     agent: str
     model: str | None
+    recorded_window: int | None = None  # the context window the file records its agent had, if it does
     size: int
     mtime_ns: int
     hash: str

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic_core import PydanticSerializationError
 
-from ..analysis import analyze, run_model_of
+from ..analysis import analyze, run_model_of, run_window_of
 from ..config import CurrentRoundCompressorConfig
 from ..errors import CompressorError
 from ..formats import load_conversations
@@ -187,7 +187,10 @@ def process_file(task: FileTask) -> FileResult:
 def run_data(conversation: Conversation, number: int, task: FileTask, digest: str) -> RunData:
     grid = task.grid
     counter = get_counter(grid.counter)
-    capacity = resolve_context_max(grid.context_max, grid.model, run_model=run_model_of(conversation))
+    recorded_window = run_window_of(conversation)
+    capacity = resolve_context_max(
+        grid.context_max, grid.model, run_model=run_model_of(conversation), run_window=recorded_window
+    )
     counted = profile(conversation, counter)
     analysis = analyze(conversation, context_max=capacity.tokens, counter=counter)
     run_id = f"{digest[:24]}-{number}"
@@ -200,6 +203,7 @@ def run_data(conversation: Conversation, number: int, task: FileTask, digest: st
         format=conversation.source_format,
         agent=agent if isinstance(agent, str) and agent else task.agent or conversation.source_format,
         model=run_model_of(conversation),
+        recorded_window=recorded_window,
         size=task.size,
         mtime_ns=task.mtime_ns,
         hash=digest,

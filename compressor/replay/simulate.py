@@ -11,7 +11,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..analysis import run_model_of
+from ..analysis import run_model_of, run_window_of
 from ..backends import Backend
 from ..config import CurrentRoundCompressorConfig
 from ..messages import Conversation, Message
@@ -149,7 +149,9 @@ def simulate(
     config = config or CurrentRoundCompressorConfig()
     if model is None and config.model is not None:
         model = config.model.model_name
-    capacity = resolve_context_max(context_max, model, run_model=run_model_of(conversation))
+    capacity = resolve_context_max(
+        context_max, model, run_model=run_model_of(conversation), run_window=run_window_of(conversation)
+    )
     token_counter = get_counter(counter) if isinstance(counter, str) else counter
     summary_model = SummaryModel.parse(summary)
     tools = tuple(read_tools)

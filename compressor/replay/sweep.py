@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..analysis import run_model_of
+from ..analysis import run_model_of, run_window_of
 from ..backends import Backend
 from ..errors import ConfigError
 from ..messages import Conversation
@@ -160,7 +160,9 @@ def sweep(
         raise ConfigError(
             "summary: sweep takes offline, fixed:N or ratio:X; simulate one setting to call a model"
         )
-    capacity = resolve_context_max(context_max, model, run_model=run_model_of(conversation))
+    capacity = resolve_context_max(
+        context_max, model, run_model=run_model_of(conversation), run_window=run_window_of(conversation)
+    )
     token_counter = get_counter(counter) if isinstance(counter, str) else counter
     tools = tuple(read_tools)
     index = run_index(conversation, token_counter, tools)

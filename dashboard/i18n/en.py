@@ -51,6 +51,7 @@ STRINGS: dict[str, str] = {
     "capacity.explicit": "{tokens:,} tokens (set explicitly)",
     "capacity.model": "{tokens:,} tokens (window of {model})",
     "capacity.default": "{tokens:,} tokens (the 200,000 default)",
+    "capacity.recorded": "{tokens:,} tokens (the window the run's file records)",
     "capacity.default_unknown": "{tokens:,} tokens (default; {model} is not in the table)",
     "decision.below_threshold": "No compaction: {total:,} tokens is below the threshold of {threshold:,}.",
     "decision.no_compressible_span": (

@@ -40,6 +40,7 @@ STRINGS: dict[str, str] = {
     "capacity.explicit": "{tokens:,} token（手动设置）",
     "capacity.model": "{tokens:,} token（{model} 的窗口）",
     "capacity.default": "{tokens:,} token（默认值 200,000）",
+    "capacity.recorded": "{tokens:,} token（运行文件记录的窗口）",
     "capacity.default_unknown": "{tokens:,} token（默认值；模型表中没有 {model}）",
     "decision.below_threshold": "不压缩：{total:,} token 低于阈值 {threshold:,}。",
     "decision.no_compressible_span": (

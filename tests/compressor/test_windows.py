@@ -7,9 +7,12 @@ from importlib import resources
 
 import pytest
 
-from compressor.analysis import analyze
+from compressor.analysis import analyze, run_window_of
+from compressor.formats import load_conversation
 from compressor.messages import Conversation
+from compressor.replay import simulate, sweep
 from compressor.windows import lab_windows, model_windows, resolve_context_max, run_model_window
+from tests.conftest import FIXTURES
 
 
 class TestRunModel:
@@ -46,6 +49,44 @@ class TestRunModel:
         analysis = analyze(run)
         assert (analysis.context_max, analysis.capacity.from_run) == (128_000, True)
         assert "the model the file names" in analysis.capacity.describe()
+
+
+class TestRecordedWindow:
+    """A window the run's own file records (Codex ``model_context_window``, Copilot, Goose, Qwen, Amazon Q) is the
+    window its agent had: it wins over the table's window for the model, never over a capacity or model chosen."""
+
+    def test_the_recorded_window_wins_over_the_model_table(self) -> None:
+        capacity = resolve_context_max(run_model="gpt-4o", run_window=272_000)
+        assert (capacity.tokens, capacity.source, capacity.from_run) == (272_000, "recorded", True)
+        assert capacity.describe() == "272,000 tokens (the window the file records for gpt-4o)"
+        assert (
+            resolve_context_max(run_window=64_000).describe() == "64,000 tokens (the window the file records)"
+        )
+
+    def test_a_chosen_capacity_or_model_wins_over_the_recorded_window(self) -> None:
+        assert resolve_context_max(16_000, run_model="gpt-4o", run_window=272_000).source == "explicit"
+        assert resolve_context_max(None, "gpt-3.5-turbo", run_window=272_000).model == "gpt-3.5-turbo"
+
+    @pytest.mark.parametrize("window", [None, 0, -5])
+    def test_no_usable_window_falls_back_to_the_model(self, window: int | None) -> None:
+        assert resolve_context_max(run_model="gpt-4o", run_window=window).source == "model"
+
+    def test_a_codex_rollout_is_replayed_in_the_window_codex_had(self) -> None:
+        # gpt-5-codex is 400,000 in the table; the rollout's token_count says Codex gave it 272,000
+        run = load_conversation(
+            next((FIXTURES / "formats" / "codex").glob("rollout-2025-10-14T09-00-00-*.jsonl"))
+        )
+        assert (run.metadata["context_window"], run.metadata["model"]) == (272_000, "gpt-5-codex")
+        assert analyze(run).capacity == resolve_context_max(run_model="gpt-5-codex", run_window=272_000)
+        assert simulate(run).capacity.tokens == 272_000
+        assert sweep(run, ratios=[0.8], keeps=[0]).capacity.tokens == 272_000
+
+    def test_metadata_that_is_not_a_whole_positive_number_is_no_window(self) -> None:
+        for value in ("272000", 1.5, True, 0):
+            run = Conversation.from_messages(
+                [{"role": "user", "content": "hi"}], metadata={"context_window": value}
+            )
+            assert run_window_of(run) is None
 
 
 class TestOurTable:

@@ -30,6 +30,7 @@ from compressor.fleet.writer import writing
 from compressor.formats import load_conversations
 from compressor.replay import assess_simulation, simulate
 from compressor.tokens import get_counter
+from tests.conftest import FIXTURES
 
 from .runs import CONTEXT_MAX, GRID, TAU_BENCH_5, write_fleet, write_run
 
@@ -336,3 +337,26 @@ class TestUnusableFolder:
         blocker.write_text("not a folder", encoding="utf-8")
         with pytest.raises(CatalogError, match="cannot make the catalog folder"):
             Catalog(blocker / "catalog")
+
+
+class TestRecordedWindow:
+    def test_a_run_recording_its_window_is_swept_in_it_from_the_file_and_from_the_catalog(
+        self, tmp_path: Path
+    ) -> None:
+        # a Codex rollout records model_context_window 272,000 (its model is 400,000 in the table)
+        folder = tmp_path / "runs"
+        folder.mkdir()
+        source = next((FIXTURES / "formats" / "codex").glob("rollout-2025-10-14T09-00-00-*.jsonl"))
+        shutil.copy(source, folder / source.name)
+        grid = replace(GRID, context_max=None)
+        catalog = Catalog(tmp_path / "catalog")
+        for fleet in (
+            run_fleet([folder], grid, catalog, InlineExecutor()) for _ in range(2)
+        ):  # built, then read
+            (row,) = fleet.runs
+            assert (row.recorded_window, row.context_max, row.context_max_source) == (
+                272_000,
+                272_000,
+                "recorded",
+            )
+        assert fleet.counts.processed == 0

@@ -78,7 +78,13 @@ def dynamic_keys() -> set[str]:
             "agent_input",
         )
     }
-    keys |= {"capacity.explicit", "capacity.model", "capacity.default", "capacity.default_unknown"}
+    keys |= {
+        "capacity.explicit",
+        "capacity.model",
+        "capacity.recorded",
+        "capacity.default",
+        "capacity.default_unknown",
+    }
     keys |= {
         "sidebar.capacity.number",
         "sidebar.capacity.model",
