@@ -20,9 +20,9 @@ fa7fe6b) wrote the same parts and the same summary, without ``is_summary_message
   commands (the person ran them in Crush, asking nothing) is internal, and so is the request Crush queues itself
   after summarising mid-task ("The previous session was interrupted because it got too long…").
 - An assistant message sends its first text part trimmed, its first reasoning part and its tool calls; one with
-  none of them (cancelled before any reply) is left out. A ``tool`` message holds ``tool_result`` parts, each a tool
-  message here; a result to no call is left out, and a call with no result is answered by Crush's own error,
-  as ``preparePrompt`` does. An error result sends its content; a media result its data.
+  none of them (cancelled, or failed with an API error, before any reply) is left out. A ``tool`` message holds
+  ``tool_result`` parts, each a tool message here; a result to no call is left out, and a call with no result is
+  answered by Crush's own error, as ``preparePrompt`` does. An error result sends its content; a media result its data.
 - Compaction: ``Summarize`` writes the summary as an assistant message (``is_summary_message``) and points the
   session's ``summary_message_id`` at it; later calls start from it, sent as a *user* message. It is read so: an
   internal user message carrying the summary, recorded as a compaction, the history before it kept whole. A summary
@@ -237,7 +237,7 @@ class _Session:
             for loc, _, data in message.of("tool_call")
         ]
         if not calls and not text and not reasoning:
-            self.run.skip("assistant messages with nothing sent (cancelled)")
+            self.run.skip("assistant messages with nothing sent (cancelled or failed)")
             return
         data: dict[str, Any] = {"role": "assistant", "content": text.strip(), "id": message.row.get("id")}
         if calls:

@@ -256,7 +256,7 @@ class TestMainSession:
         assert readings["recorded_compactions"].count == 1
         assert readings["results_filled_in"].count == 1
         assert readings["events_skipped"].detail == (
-            "assistant messages with nothing sent (cancelled) ×1, tool results to no call ×1"
+            "assistant messages with nothing sent (cancelled or failed) ×1, tool results to no call ×1"
         )
         assert readings["model_from_file"].detail == "claude-sonnet-4-5"
 
