@@ -86,6 +86,8 @@ def _call(call: Any, loc: Loc) -> dict[str, Any]:
         name, arguments = function.get("name"), function.get("arguments")
     else:
         arguments = call.get("arguments", {})
+    if not isinstance(call_id, str | None):
+        raise FormatProblem(loc.key("tool_call_id"), "must be a string")
     return {"id": call_id, "type": "function", "name": name, "arguments": json_text(arguments)}
 
 
@@ -214,6 +216,9 @@ class TrajectoryReader:
             for item_loc, result in results:
                 self.run.add({"role": "user", "content": _text(_content(result)), "internal": True}, item_loc)
             return []
+        for item_loc, result in results:
+            if not isinstance(result.get("source_call_id"), str | None):
+                raise FormatProblem(item_loc.key("source_call_id"), "must be a string when given")
         named = {result.get("source_call_id") for _, result in results}
         waiting = [str(call["id"]) for call in calls if call["id"] not in named]
         unnamed = sum(1 for _, result in results if result.get("source_call_id") is None)

@@ -99,7 +99,7 @@ def _text(content: Any) -> str:
         return content
     return "\n".join(
         part["text"]
-        for part in content or ()
+        for part in (content if isinstance(content, list) else ())
         if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)
     )
 
@@ -177,6 +177,8 @@ def _output(output: Any, loc: Loc) -> list[tuple[str, str | None]] | None:
 
 def _call(delta: Any, loc: Loc) -> dict[str, Any]:
     delta = expect_dict(delta, loc, "a tool call")
+    if not isinstance(delta.get("id"), str | None):
+        raise FormatProblem(loc.key("id"), f"must be a string, got {type_name(delta.get('id'))}")
     function = delta.get("function") if isinstance(delta.get("function"), dict) else {}
     arguments = function.get("arguments")
     return {
@@ -316,11 +318,11 @@ class _Session:
 
     def _tool_item(self, message: dict[str, Any], loc: Loc) -> None:
         call_id = message.get("toolCallId")
+        if not isinstance(call_id, str) or not call_id:
+            raise FormatProblem(loc, "a tool message without toolCallId")
         if call_id in self.answered:
             self.tally.add("lines_skipped", detail="tool items its call's state already answers")
             return
-        if not isinstance(call_id, str) or not call_id:
-            raise FormatProblem(loc, "a tool message without toolCallId")
         content = message.get("content")
         if not isinstance(content, str):
             raise FormatProblem(loc.key("content"), f"must be a string, got {type_name(content)}")

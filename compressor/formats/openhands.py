@@ -268,10 +268,13 @@ def _model_reply(metadata: dict[str, Any], loc: Loc) -> dict[str, Any]:
             response_loc.key("choices").key(0).key("message").key("tool_calls"),
             f"expected a list of tool calls, got {type_name(calls)}",
         )
+    calls_loc = response_loc.key("choices").key(0).key("message").key("tool_calls")
     data: dict[str, Any] = {
         "role": "assistant",
         "content": _text(message.get("content") or ""),
-        "tool_calls": [_call(call) for call in calls or []],
+        "tool_calls": [
+            _call(expect_dict(call, calls_loc.key(i), "a tool call")) for i, call in enumerate(calls or [])
+        ],
         "_response_id": response.get("id") or metadata.get("tool_call_id"),
     }
     usage = response.get("usage")

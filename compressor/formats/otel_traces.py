@@ -187,7 +187,8 @@ def is_chat(attrs: dict[str, Any]) -> bool:
         key == "gen_ai.input.messages" or _FLAT["prompt"].match(key) or _FLAT["input"].match(key)
         for key in attrs
     )
-    return has_input and (operation in CHAT_OPERATIONS or kind == "LLM" or operation is None)
+    chat = isinstance(operation, str) and operation in CHAT_OPERATIONS
+    return has_input and (chat or kind == "LLM" or operation is None)
 
 
 class MessageWriter:

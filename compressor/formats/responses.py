@@ -219,6 +219,8 @@ class ItemParser:
     def item(self, loc: Loc, value: Any) -> None:
         item = expect_dict(value, loc, "a Responses item")
         kind = item.get("type", "message")
+        if not isinstance(kind, str):
+            raise FormatProblem(loc.key("type"), f"must be a string, got {type_name(kind)}")
         if kind == "message":
             self._message(item, loc)
         elif kind == "reasoning":
@@ -380,9 +382,10 @@ def _from_request(shape: Shape) -> list[Conversation]:
         located.extend((Loc().key("input").key(index), item) for index, item in enumerate(items))
     metadata = {"model": body["model"]} if isinstance(body.get("model"), str) else {}
     conversation = from_items(located, name=shape.stem, metadata=metadata)
+    given = body.get("tools")
     tools = [
         tool
-        for tool in body.get("tools") or ()
+        for tool in (given if isinstance(given, list) else ())
         if isinstance(tool, dict) and isinstance(tool.get("name"), str)
     ]
     if not tools:

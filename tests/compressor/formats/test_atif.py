@@ -226,3 +226,22 @@ class TestTerminusSummarization:
         )
         run = load_conversation(json.dumps(data), name="t.json")
         assert not run.recorded_compactions and run.messages[-1].internal
+
+
+class TestMutatedIds:
+    """Found by mutating the fixture: a call id or a result's source_call_id that is a list was a TypeError."""
+
+    def test_a_source_call_id_that_is_not_a_string_is_one_line(self) -> None:
+        data = trajectory()
+        step = next(s for s in data["steps"] if (s.get("observation") or {}).get("results"))
+        step["observation"]["results"][0]["source_call_id"] = []
+        with pytest.raises(ConversationFormatError, match=r"source_call_id: must be a string when given"):
+            load_conversation(json.dumps(data), name="t.json")
+
+    def test_a_tool_call_id_that_is_not_a_string_is_one_line(self) -> None:
+        data = trajectory()
+        step = next(s for s in data["steps"] if s.get("tool_calls"))
+        step["tool_calls"][0]["tool_call_id"] = [1]
+        with pytest.raises(ConversationFormatError, match=r"tool_call_id: must be a string") as caught:
+            load_conversation(json.dumps(data), name="t.json")
+        assert "\n" not in str(caught.value)

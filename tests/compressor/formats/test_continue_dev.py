@@ -362,3 +362,22 @@ class TestWrittenByTheCli:
         data["history"].append(cli_user("continue"))
         run = load_conversation(json.dumps(data), name="s.json")
         assert [m.internal for m in run.messages if m.role == "user"] == [False, False, False]
+
+
+class TestMutatedShapes:
+    """Found by mutating the fixtures: a list as a tool call's or a tool item's id, or a number as a message's
+    content, was a TypeError out of the reader."""
+
+    def test_a_call_id_that_is_not_a_string_is_one_line(self) -> None:
+        data = json.loads(fixture(FOLDER / "2f9b1c44-5e6a-4d7b-8c9d-0e1f2a3b4c5d.json").read_text())
+        item = next(i for i in data["history"] if i["message"].get("toolCalls"))
+        item["message"]["toolCalls"][0]["id"] = []
+        with pytest.raises(ConversationFormatError, match=r"toolCalls\[0\]\.id: must be a string, got list"):
+            load_conversation(json.dumps(data), name="s.json")
+
+    def test_a_tool_item_id_that_is_not_a_string_is_one_line(self) -> None:
+        data = json.loads(fixture(FOLDER / "8d3c5a7e-2b41-4f0e-9c6d-1a2b3c4d5e6f.json").read_text())
+        item = next(i for i in data["history"] if i["message"]["role"] == "tool")
+        item["message"]["toolCallId"] = []
+        with pytest.raises(ConversationFormatError, match=r"a tool message without toolCallId"):
+            load_conversation(json.dumps(data), name="s.json")

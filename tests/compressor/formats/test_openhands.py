@@ -291,3 +291,21 @@ class TestRoles:
         run = load_conversation(history)
         assert [m.is_real_user for m in run.messages] == [True, False, False]
         assert run.messages[2].internal
+
+
+def _replied(event: dict[str, Any]) -> bool:
+    response = (event.get("tool_call_metadata") or {}).get("model_response") or {}
+    return bool(response.get("choices"))
+
+
+def test_a_tool_call_that_is_not_an_object_is_one_line() -> None:
+    """Found by mutating the sample: a number among a model response's tool_calls was a TypeError."""
+    text = fixture(TRANSCRIPTS / "openhands-eval-output.jsonl").read_text()
+    lines = [json.loads(line) for line in text.splitlines()]
+    event = next(e for e in lines[0]["history"] if _replied(e))
+    event["tool_call_metadata"]["model_response"]["choices"][0]["message"]["tool_calls"] = [1]
+    mutated = "".join(json.dumps(line) + "\n" for line in lines)
+    where = r"line 1: history\[\d+\]\.tool_call_metadata\.model_response"
+    with pytest.raises(ConversationFormatError, match=where) as caught:
+        load_conversations(mutated, name="output.jsonl")
+    assert "expected a tool call" in str(caught.value)

@@ -149,3 +149,15 @@ class TestPydanticAiInstrumentation:
             780 + 11,
         ]
         assert run.metadata["model"] == "function:model:"
+
+
+def test_an_operation_name_that_is_not_a_string_is_no_chat_span() -> None:
+    """Found by mutating the fixture: a list as gen_ai.operation.name was a TypeError (unhashable)."""
+    data = json.loads(fixture(HERE / "pydantic-ai-instrumented.json").read_text())
+    spans = data["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    for span in spans:
+        for attribute in span["attributes"]:
+            if attribute["key"] == "gen_ai.operation.name":
+                attribute["value"] = {"arrayValue": {"values": [{"stringValue": "chat"}]}}
+    with pytest.raises(ConversationFormatError, match=r"t\.json: holds OpenTelemetry spans but no chat span"):
+        load_conversations(json.dumps(data), name="t.json")

@@ -168,3 +168,19 @@ class TestBadInput:
         with pytest.raises(ConversationFormatError) as error:
             load_conversation(value)
         assert str(error.value) == problem
+
+
+class TestMutatedShapes:
+    """Found by mutating the fixtures: an item whose type is a list, or a request whose tools are a number, was a
+    TypeError out of the reader."""
+
+    def test_an_item_type_that_is_not_a_string_is_one_line(self) -> None:
+        items = json.loads(fixture(HERE / "input.json").read_text())
+        items[1]["type"] = ["message"]
+        with pytest.raises(ConversationFormatError, match=r"\[1\]\.type: must be a string, got list"):
+            load_conversation(json.dumps(items), name="i.json")
+
+    def test_tools_that_are_not_a_list_are_no_tools(self) -> None:
+        body = json.loads(fixture(HERE / "request.json").read_text())
+        body["tools"] = 1.5
+        assert load_conversation(json.dumps(body), name="r.json").tools == []
