@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from compressor.formats.building import build_tools, indexed
-from compressor.formats.problems import Loc, expect_dict
+from compressor.formats.problems import FormatProblem, Loc, expect_dict, type_name
 from compressor.formats.roles import TurnRules
 from compressor.formats.runs import RunBuilder, call_usage, json_text
 from compressor.formats.shape import Reader, Shape
@@ -213,8 +213,12 @@ def _event(
         run.tools.extend(build_tools(_tool_definitions(event.get("tools")), loc.key("tools")))
     elif kind == "MessageEvent":
         message = expect_dict(event.get("llm_message"), loc.key("llm_message"), "an LLM message")
-        parts = [*(message.get("content") or []), *(event.get("extended_content") or [])]
-        content = _content(parts if isinstance(message.get("content"), list) else message.get("content"))
+        given, extended = message.get("content"), event.get("extended_content")
+        if not isinstance(given, list | str | None):
+            where = loc.key("llm_message").key("content")
+            raise FormatProblem(where, f"must be a list of content items or a string, got {type_name(given)}")
+        extended = extended if isinstance(extended, list) else []
+        content = _content([*given, *extended] if isinstance(given, list) else given)
         role = "user" if message.get("role", event.get("source")) == "user" else "assistant"
         data: dict[str, Any] = {"role": role, "content": content}
         if role == "user" and isinstance(content, str) and ROLES.kind(content) != "request":

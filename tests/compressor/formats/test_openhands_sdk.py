@@ -232,3 +232,18 @@ class TestEvaluationOutput:
             4103,
             4193,
         ]
+
+
+@pytest.mark.parametrize("content", [5, {"text": "hi"}])
+def test_message_content_of_the_wrong_type_is_one_line(tmp_path: Path, content: object) -> None:
+    """Found by mutating the SDK-written folder: a dict as a MessageEvent's content was a TypeError."""
+    folder = tmp_path / "conversation"
+    shutil.copytree(fixture(CONDENSED), folder)
+    event_file = next(path for path in sorted((folder / "events").iterdir()) if "event-00001-" in path.name)
+    event = json.loads(event_file.read_text())
+    event["llm_message"]["content"] = content
+    event_file.write_text(json.dumps(event))
+    words = r"llm_message\.content: must be a list of content items"
+    with pytest.raises(ConversationFormatError, match=words) as caught:
+        load_conversation(folder)
+    assert "\n" not in str(caught.value)
