@@ -18,8 +18,8 @@ Schema: Cursor publishes none. Read from public parsers that agree on it (named 
 - Not read, because no parser establishes what the model is sent of them: the context a request attaches (files,
   selections, rules), Cursor's system prompt, and Cursor's own summaries (``latestConversationSummary``, a
   bubble's ``conversationSummary``): which bubbles a summary replaced is not recorded reliably, so a summary is
-  counted in a reading and is no recorded compaction. ``agentKv`` blobs, the ``cursor-agent`` CLI's ``store.db``
-  and the old ``workbench.panel.aichat`` chats in ``ItemTable`` are other stores.
+  counted in a reading and is no recorded compaction. ``agentKv`` blobs and the ``cursor-agent`` CLI's ``store.db``
+  are other stores; a workspace's older ``ItemTable`` chats are ``formats.cursor_workspace``'s.
 - Usage: ``tokenCount`` is per request, not a window: the chat's sums → ``metadata["session_usage"]``; windows are
   counted. ``modelConfig.modelName`` (unless ``default``) → ``metadata["model"]``.
 """
@@ -64,7 +64,7 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-class _Chat:
+class Chat:
     """One composer's bubbles, in order, read into a RunBuilder."""
 
     def __init__(self, run: RunBuilder) -> None:
@@ -184,16 +184,17 @@ def _metadata(chat: dict[str, Any], composer_id: str) -> dict[str, Any]:
     return metadata
 
 
-def _read_chat(store: Store, key: str, chat: dict[str, Any]) -> Conversation | None:
+def read_chat(store: Store, key: str, chat: dict[str, Any], loc: Loc | None = None) -> Conversation | None:
+    """One composer chat (``composerData:<id>``), or None when it holds no message; ``loc`` where it is stored."""
     composer_id = key.removeprefix("composerData:")
-    loc = Loc(path=f"{TABLE}[{key}]")
+    loc = loc or Loc(path=f"{TABLE}[{key}]")
     name = chat.get("name")
     run = RunBuilder(
         name=name if isinstance(name, str) and name.strip() else composer_id,
         source_format=SOURCE_FORMAT,
         metadata=_metadata(chat, composer_id),
     )
-    reader = _Chat(run)
+    reader = Chat(run)
     headers = chat.get("fullConversationHeadersOnly")
     if isinstance(headers, list) and headers:
         stored = {
@@ -229,7 +230,7 @@ def _read_database(store: Store) -> list[Conversation]:
     out = [
         conversation
         for _, key, chat in sorted(chats, key=lambda item: (item[0], item[1]))
-        if (conversation := _read_chat(store, key, chat)) is not None
+        if (conversation := read_chat(store, key, chat)) is not None
     ]
     if not out:
         raise FormatProblem(

@@ -25,6 +25,7 @@ from compressor.formats import (
     copilot_chat,
     crush,
     cursor,
+    cursor_workspace,
     engram,
     gemini,
     gemini_history,
@@ -108,6 +109,7 @@ STORE_READERS: tuple[StoreReader, ...] = (
     goose_store.STORE_READER,
     crush.STORE_READER,
     cursor.STORE_READER,
+    cursor_workspace.STORE_READER,
     amazon_q_store.STORE_READER,
     agents_sqlite.STORE_READER,
 )
