@@ -154,6 +154,16 @@ class TestSavedState:
         assert run.messages[1].text == ACKNOWLEDGED
         assert "recorded_compactions" in {reading.code for reading in run.readings}
 
+    def test_saved_right_after_compact_only_the_summary_is_left(self, tmp_path: Path) -> None:
+        # The shape of a public Kiro CLI /save made after /compact: history [], valid_history_range [0, 0].
+        state = saved()
+        state["history"], state["valid_history_range"] = [], [0, 0]
+        run = load_conversation(written(state, tmp_path / "compacted.json"))
+        assert [m.role for m in run.messages] == ["user", "assistant"]
+        assert run.messages[0].internal and run.messages[1].text == ACKNOWLEDGED
+        assert [c.index for c in run.recorded_compactions] == [0]
+        assert count_messages(run).real_user == 0
+
     def test_metadata_and_tools(self, run: Conversation) -> None:
         assert run.metadata == {
             "agent": "amazon-q",
