@@ -76,6 +76,8 @@ PLACES: tuple[Place, ...] = (
         env_suffix="opencode",
         stores=("opencode.db", "storage"),
     ),
+    # The Kilo Code CLI (7.x, an OpenCode fork) keeps OpenCode's database as kilo.db in its own data folder.
+    Place("kilo-code", ".local/share/kilo", (), env="XDG_DATA_HOME", env_suffix="kilo", stores=("kilo.db",)),
     # Goose 1.10 moved its sessions into sessions.db and imported the older <id>.jsonl files, which stay behind.
     Place(
         "goose",
