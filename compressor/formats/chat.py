@@ -66,6 +66,22 @@ def convert_messages(
     return out
 
 
+def _is_custom(value: Any) -> bool:
+    """A custom tool's call or definition (``{"type": "custom", "custom": {name, input | description…}}``)."""
+    return isinstance(value, dict) and value.get("type") == "custom" and isinstance(value.get("custom"), dict)
+
+
+def _flat_custom(value: dict[str, Any]) -> dict[str, Any]:
+    """A custom tool call or definition held flat, as the Responses reader holds a ``custom_tool_call``: a
+    function whose arguments are the call's free-text ``input``, as the model wrote it."""
+    custom = value["custom"]
+    rest = {key: item for key, item in value.items() if key not in ("custom", "type")}
+    if "input" in custom:
+        extra = {key: item for key, item in custom.items() if key != "input"}
+        return {**rest, **extra, "type": "function", "arguments": custom["input"]}
+    return {**rest, **custom}
+
+
 class _LegacyFunctions:
     """OpenAI's retired function calling (assistant ``function_call``, role ``function``) as tool calls.
 
@@ -77,6 +93,9 @@ class _LegacyFunctions:
         self.pending: dict[str, list[str]] = {}
 
     def modernise(self, data: dict[str, Any], position: int) -> dict[str, Any]:
+        calls = data.get("tool_calls")
+        if data.get("role") == "assistant" and isinstance(calls, list) and any(map(_is_custom, calls)):
+            data = {**data, "tool_calls": [_flat_custom(c) if _is_custom(c) else c for c in calls]}
         call = data.get("function_call")
         if data.get("role") == "assistant" and isinstance(call, dict) and not data.get("tool_calls"):
             call_id = f"legacy_call_{position}"
@@ -145,6 +164,10 @@ def from_list(
     return with_model(conversation, replied_model(messages) if detected == "anthropic" else None)
 
 
+def _flat_tools(value: Any) -> Any:
+    return [_flat_custom(t) if _is_custom(t) else t for t in value] if isinstance(value, list) else value
+
+
 def from_object(
     obj: dict[str, Any], base: Loc, *, name: str, source_format: str | None = None
 ) -> Conversation:
@@ -156,7 +179,7 @@ def from_object(
     messages = convert_messages(
         indexed(items, messages_loc), anthropic_blocks=detected == "anthropic", first=system
     )
-    tools = build_tools(obj.get("tools"), base.key("tools"))
+    tools = build_tools(_flat_tools(obj.get("tools")), base.key("tools"))
     conversation = build_conversation(
         messages, tools, name=name, source_format=source_format or detected, loc=base
     )
