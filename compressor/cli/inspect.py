@@ -7,6 +7,8 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
+from dashboard.i18n import counted
+
 from ..analysis import Analysis, analyze
 from ..census import count_messages, describe_reading
 from .common import EXIT_BAD_INPUT, EXIT_OK, add_settings, bad, load_all, settings_config, validation_line
@@ -55,10 +57,14 @@ def _format_analysis(analysis: Analysis) -> str:
     counts = count_messages(analysis.conversation)
     rows.append(
         f"  turns            {counts.real_user} real user, {counts.internal_user} internal user, {counts.assistant} "
-        f"assistant, {counts.tool} tool results for {counts.tool_calls} tool calls"
-        + (f" ({counts.unmatched_tool_calls} calls unanswered)" if counts.unmatched_tool_calls else "")
+        f"assistant, {counted(counts.tool, 'tool_result', 'en')} for {counted(counts.tool_calls, 'tool_call', 'en')}"
         + (
-            f" ({counts.unmatched_tool_results} results without a call)"
+            f" ({counted(counts.unmatched_tool_calls, 'call', 'en')} unanswered)"
+            if counts.unmatched_tool_calls
+            else ""
+        )
+        + (
+            f" ({counted(counts.unmatched_tool_results, 'tool_result', 'en')} without a call)"
             if counts.unmatched_tool_results
             else ""
         )

@@ -176,6 +176,8 @@ COUNT_NOUNS: tuple[str, ...] = (
     "secret",
     "setting",
     "summary",
+    "tool_call",
+    "tool_result",
 )
 #: The notes a message table writes beside a message (``note.<key>``).
 NOTE_KEYS: tuple[str, ...] = ("last_user", "internal")

@@ -266,6 +266,10 @@ STRINGS: dict[str, str] = {
     "count.masking.other": "{n:,} maskings",
     "count.summary.one": "{n} summary",
     "count.summary.other": "{n:,} summaries",
+    "count.tool_call.one": "{n} tool call",
+    "count.tool_call.other": "{n:,} tool calls",
+    "count.tool_result.one": "{n} tool result",
+    "count.tool_result.other": "{n:,} tool results",
     "dumps.folders": "Folders",
     "dumps.by_sequence": (
         "These dumps were written within moments of each other, so they are drawn in the order they "

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import io
+import json
+from pathlib import Path
+
 import pytest
 
 from compressor.cli import fleet as fleet_cli
+from compressor.cli import main
 from compressor.cli import simulate as simulate_cli
 from compressor.cost import LoopFlag
 from compressor.fleet.values import FleetReason, Hurt
@@ -38,3 +43,29 @@ def test_the_fleet_recommendation_counts_flagged_runs_and_attempts() -> None:
         fleet_cli.hurt_text(Hurt(code="loop_flagged", values={"flagged": 2}), "usd")
         == "a loop flag on 2 attempts"
     )
+
+
+def test_inspect_counts_its_turns_in_words(tmp_path: Path) -> None:
+    run = tmp_path / "run.json"
+    run.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "list the files"},
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [{"id": "c1", "name": "ls", "arguments": "{}"}],
+                },
+                {"role": "tool", "tool_call_id": "c1", "content": "a.txt"},
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [{"id": "c2", "name": "ls", "arguments": "{}"}],
+                },
+            ]
+        ),
+        encoding="utf-8",
+    )
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["inspect", str(run)], out=out, err=err) == 0, err.getvalue()
+    assert "1 tool result for 2 tool calls (1 call unanswered)" in out.getvalue()
