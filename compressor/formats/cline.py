@@ -29,6 +29,9 @@ window truncation marker (``isTruncationMarker``) is an internal turn; reasoning
 content, and a standalone ``type: "reasoning"`` item of older files is left out. The file does not say which of
 the three wrote it, so ``metadata`` names no agent (the standard place does: ``formats.places``).
 
+Window: the environment details' ``# Context Window Usage`` line states the model's context window (``N / WK
+tokens used``): the latest one → ``metadata["context_window"]``.
+
 Usage: ``metrics.tokens`` of an assistant message → ``usage_metadata`` with ``total_tokens`` = prompt + completion +
 cached, the sum Cline's own context manager uses as the window of that call.
 """
@@ -36,6 +39,7 @@ cached, the sum Cline's own context manager uses as the window of that call.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,6 +72,9 @@ _MARKERS = ("<environment_details>", "<task>", "[TASK RESUMPTION]")
 #: Openings only Cline/Roo write; a file is read as Cline's when one of its user turns shows one (``<task>`` alone
 #: is not enough: other prompts use that tag too).
 _SIGNATURES = ("<environment_details>", "[TASK RESUMPTION]")
+#: The model's window in the environment details: ``(contextWindow / 1000).toLocaleString()`` + "K"
+#: (``getEnvironmentDetails``, "# Context Window Usage"; en-US digits).
+_WINDOW = re.compile(r"# Context Window Usage\n[\d,]+ / (\d[\d,]*(?:\.\d+)?)K tokens used")
 #: Blocks Roo / Kilo keep in a reply beside what it says: the model's reasoning, a provider's thought signature.
 _REASONING_BLOCKS = ("reasoning", "thoughtSignature")
 #: How a Roo / Kilo condense summary opens.
@@ -174,6 +181,7 @@ class _History:
         self.compactions: list[RecordedCompaction] = []
         self.tally = Tally()
         self.model: str | None = None
+        self.window: int | None = None  # the context window the latest environment details state
 
     def add_assistant(self, data: dict[str, Any], loc: Loc) -> None:
         content = data.get("content")
@@ -212,6 +220,9 @@ class _History:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         blocks = expect_list(blocks, loc.key("content"), "content blocks")
         extras = {key: value for key, value in data.items() if key not in ("role", "content")}
+        for text in _texts(blocks):
+            found = _WINDOW.search(text)
+            self.window = round(float(found.group(1).replace(",", "")) * 1000) if found else self.window
         if data.get("isSummary") is True:  # Roo / Kilo condense: this user turn is the summary the model sees
             summary = {**extras, "role": "user", "content": anthropic.join_text(blocks), "internal": True}
             self.messages.append(build_message(summary, loc))
@@ -397,6 +408,8 @@ def from_history(located: Iterable[tuple[Loc, Any]], *, name: str) -> Conversati
     if history.model:
         metadata["model"] = history.model
         history.tally.note("model_from_file", history.model)
+    if history.window:
+        metadata["context_window"] = history.window
     return assemble(
         messages,
         [],

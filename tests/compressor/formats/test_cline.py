@@ -154,8 +154,29 @@ class TestNativeToolUse:
         assert analyze(native).total_source == "usage"
 
     def test_the_model_comes_from_model_info(self, native: Conversation) -> None:
-        # and no agent: Roo Code and Kilo Code write the same file, their place names them (test_every_agent)
-        assert native.metadata == {"model": "claude-sonnet-4-20250514"}
+        # and no agent: Roo Code and Kilo Code write the same file, their place names them (test_every_agent);
+        # the window is the one its environment details state ("… / 200K tokens used")
+        assert native.metadata == {"model": "claude-sonnet-4-20250514", "context_window": 200_000}
+
+
+class TestStatedWindow:
+    """Cline states the model's context window in each turn's environment details (``getEnvironmentDetails``:
+    ``(contextWindow / 1000).toLocaleString()`` + "K"). A real history (claude_4_5_opus through an OpenAI-compatible
+    provider, "… / 128K tokens used") was analysed in the 200,000 default; now in the window the file states."""
+
+    @pytest.mark.parametrize(
+        ("stated", "window"), [("128", 128_000), ("1,048.576", 1_048_576), ("64", 64_000)]
+    )
+    def test_the_latest_stated_window_is_the_runs(self, stated: str, window: int) -> None:
+        usage = f"# Context Window Usage\n1,234 / {stated}K tokens used (1%)"
+        details = f"<environment_details>\n{usage}\n</environment_details>"
+        turns = [
+            {"role": "user", "content": [{"type": "text", "text": "<task>\nFix it\n</task>"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "Looking."}]},
+            {"role": "user", "content": [{"type": "text", "text": details}]},
+        ]
+        run = load_conversation(json.dumps(turns), name="api_conversation_history.json")
+        assert run.metadata["context_window"] == window
 
 
 ENV = {"type": "text", "text": "<environment_details>\n# Current Mode\nACT MODE\n</environment_details>"}
