@@ -220,8 +220,8 @@ class _History:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         blocks = expect_list(blocks, loc.key("content"), "content blocks")
         extras = {key: value for key, value in data.items() if key not in ("role", "content")}
-        for text in _texts(blocks):
-            found = _WINDOW.search(text)
+        for said in _texts(blocks):
+            found = _WINDOW.search(said)
             self.window = round(float(found.group(1).replace(",", "")) * 1000) if found else self.window
         if data.get("isSummary") is True:  # Roo / Kilo condense: this user turn is the summary the model sees
             summary = {**extras, "role": "user", "content": anthropic.join_text(blocks), "internal": True}
