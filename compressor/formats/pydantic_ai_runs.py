@@ -28,10 +28,17 @@ _INDEX = re.compile(r"^\[(\d+)\](.*)$", re.DOTALL)
 def looks_like(shape: Shape) -> bool:
     if shape.container != "lines" or not shape.lines:
         return False
-    values = [item[1] for item in shape.lines if item is not None]
-    return all(isinstance(value, list) for value in values) and any(
-        map(pydantic_ai.is_message, values[0][:50])
-    )
+    # One value at a time, stopping at the first that is no list: the lines of a JSONL of a million messages are
+    # never all made into objects at once here.
+    first: list[Any] | None = None
+    for item in shape.lines:
+        if item is None:
+            continue
+        value = item[1]
+        if not isinstance(value, list):
+            return False
+        first = value if first is None else first
+    return first is not None and any(map(pydantic_ai.is_message, first[:50]))
 
 
 def _conversation_id(value: Any) -> str | None:
