@@ -1,9 +1,12 @@
 """Every protocol tag, line prefix, environment variable and processor id of the compressor, spelled once.
 
-Invariant: these strings are openJiuwen's (SPEC §2, §10, §12, §13); other modules import them, never retype them.
+Invariant: these strings are openJiuwen's (SPEC §2, §10, §12, §13); other modules import them, never retype them,
+and read a memory block's summary with ``memory_summary``.
 """
 
 from __future__ import annotations
+
+import re
 
 #: The processor id openJiuwen writes into dump names, dump records and debug-log names.
 PROCESSOR_TYPE = "CurrentRoundCompressor"
@@ -11,6 +14,17 @@ PROCESSOR_TYPE = "CurrentRoundCompressor"
 #: The memory block that replaces a compressed span (SPEC §10.6).
 MEMORY_OPEN = "<memory_block_current>"
 MEMORY_CLOSE = "</memory_block_current>"
+_SUMMARY = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.DOTALL)
+
+
+def memory_summary(content: object) -> str | None:
+    """The summary a memory-block turn holds (its ``<summary>`` text, else the whole turn); None for other content."""
+    if not isinstance(content, str) or not content.lstrip().startswith(MEMORY_OPEN):
+        return None
+    found = _SUMMARY.search(content)
+    return found.group(1) if found else content
+
+
 #: The recovered-context message that re-adds recently read files (SPEC §12), and its older spelling.
 RECOVERED_OPEN = "<recovered_context>"
 RECOVERED_CLOSE = "</recovered_context>"

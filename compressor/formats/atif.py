@@ -34,20 +34,18 @@ Usage: ``metrics.prompt_tokens`` (all input, cached included, per the RFC) + ``c
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from compressor.formats.building import build_tools
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, short
 from compressor.formats.runs import RunBuilder, call_usage, json_text
 from compressor.formats.shape import Reader, Shape
-from compressor.markers import MEMORY_OPEN
+from compressor.markers import memory_summary
 from compressor.messages import Conversation, Reading
 
 ATIF = "atif"
 OPENJIUWEN = "openjiuwen-trajectory"
 SOURCES = {"system": "system", "user": "user", "agent": "assistant", "assistant": "assistant", "tool": "tool"}
-_SUMMARY = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.DOTALL)
 
 
 def looks_like(shape: Shape) -> bool:
@@ -159,12 +157,13 @@ class TrajectoryReader:
             )
             return
         if role != "assistant":
-            memory = role == "user" and isinstance(content, str) and content.lstrip().startswith(MEMORY_OPEN)
-            self.run.add({"role": role, "content": content, **({"internal": True} if memory else {})}, loc)
-            if memory and isinstance(content, str):
-                found = _SUMMARY.search(content)
+            summary = memory_summary(content) if role == "user" else None
+            self.run.add(
+                {"role": role, "content": content, **({"internal": True} if summary is not None else {})}, loc
+            )
+            if summary is not None:
                 before = self.run.last_assistant_total()
-                self.run.record_compaction(found.group(1) if found else content, tokens_before=before)
+                self.run.record_compaction(summary, tokens_before=before)
             self._results(step, loc, calls=[])
             return
         calls_loc = loc.key("tool_calls")

@@ -6,7 +6,6 @@ the format name only labels the input, every list goes through the same tolerant
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -15,7 +14,7 @@ from compressor.formats.building import build_conversation, build_message, build
 from compressor.formats.lines import Lines
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, type_name
 from compressor.formats.shape import Reader, Shape
-from compressor.markers import MEMORY_OPEN
+from compressor.markers import memory_summary
 from compressor.message_pack import MessagePack
 from compressor.messages import Conversation, Message, Reading, RecordedCompaction
 
@@ -125,21 +124,15 @@ def replied_model(messages: MessagePack) -> Any:
     return None
 
 
-_SUMMARY = re.compile(r"<summary>\s*(.*?)\s*</summary>", re.DOTALL)
-
-
 def with_memory_blocks(conversation: Conversation) -> Conversation:
     """An openJiuwen list with the compactions openJiuwen made recorded: each ``<memory_block_current>`` user
     turn (its summary, and the window the reply before it reported)."""
     recorded: list[RecordedCompaction] = []
     before: int | None = None
     for index, message in enumerate(conversation.messages):
-        content = message.content
         if message.role == "assistant" and message.reported_total_tokens is not None:
             before = message.reported_total_tokens
-        elif message.role == "user" and isinstance(content, str) and content.lstrip().startswith(MEMORY_OPEN):
-            found = _SUMMARY.search(content)
-            summary = found.group(1) if found else content
+        elif message.role == "user" and (summary := memory_summary(message.content)) is not None:
             recorded.append(
                 RecordedCompaction(index=index, source="openjiuwen", summary=summary, tokens_before=before)
             )
@@ -159,9 +152,15 @@ def from_list(
     conversation = build_conversation(
         messages, [], name=name, source_format=source_format or detected, loc=base
     )
+    return _finished(conversation, detected, replied_model(messages) if detected == "anthropic" else None)
+
+
+def _finished(conversation: Conversation, detected: str, model: Any) -> Conversation:
+    """The read list with what its format adds: openJiuwen's memory blocks as compactions, and the model the file
+    names (``model``)."""
     if detected == "openjiuwen":
         conversation = with_memory_blocks(conversation)
-    return with_model(conversation, replied_model(messages) if detected == "anthropic" else None)
+    return with_model(conversation, model)
 
 
 def _flat_tools(value: Any) -> Any:
@@ -183,9 +182,7 @@ def from_object(
     conversation = build_conversation(
         messages, tools, name=name, source_format=source_format or detected, loc=base
     )
-    if detected == "openjiuwen":
-        conversation = with_memory_blocks(conversation)
-    return with_model(conversation, obj.get("model"))
+    return _finished(conversation, detected, obj.get("model"))
 
 
 def from_lines(lines: Sequence[tuple[int, Any]], *, name: str, consume: bool = False) -> Conversation:
@@ -194,9 +191,7 @@ def from_lines(lines: Sequence[tuple[int, Any]], *, name: str, consume: bool = F
     detected = message_format(value for _, value in lines)
     messages = convert_messages(_located_lines(lines, consume), anthropic_blocks=detected == "anthropic")
     conversation = build_conversation(messages, [], name=name, source_format="jsonl")
-    if detected == "openjiuwen":
-        conversation = with_memory_blocks(conversation)
-    return with_model(conversation, replied_model(messages) if detected == "anthropic" else None)
+    return _finished(conversation, detected, replied_model(messages) if detected == "anthropic" else None)
 
 
 def _located_lines(lines: Sequence[tuple[int, Any]], consume: bool) -> Iterator[tuple[Loc, Any]]:
