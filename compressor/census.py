@@ -96,6 +96,12 @@ READING_TEXT: dict[str, tuple[str, str]] = {
         "{count} usage reports after the agent's first own compaction measured the compacted window; they are "
         "read as stale for the whole run shown here",
     ),
+    "rewound_lines_left_out": (
+        "{count} line of a branch the session left (a rewind or an edited prompt) is left out: the agent went on "
+        "from an earlier turn without it",
+        "{count} lines of branches the session left (a rewind or an edited prompt) are left out: the agent went on "
+        "from an earlier turn without them",
+    ),
 }
 
 

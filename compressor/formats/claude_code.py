@@ -47,6 +47,10 @@ wrote as user lines (``<command-name>``, ``<local-command-stdout>``), 2.1 writes
 ``local_command``; they stay in the conversation Claude Code keeps (a compaction lists them among the messages it
 preserves) and are read as the internal user turns the 1.0 lines were.
 
+Rewinds (Esc Esc, an edited prompt) leave the abandoned turns in the file: only the branch the session went on with
+is read (``claude_branches``: the ``parentUuid`` chain ending at the last line read), the other lines are left out
+and counted (``rewound_lines_left_out``).
+
 Headless output (``claude -p --output-format stream-json``) holds the same message lines after a ``system`` line of
 ``subtype: "init"`` (``session_id``, ``model``), and ends with a ``result`` line (its ``usage`` and
 ``total_cost_usd`` sum the whole run: kept in the metadata, never read as a window); its compaction boundary names
@@ -60,7 +64,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from compressor.formats import anthropic, claude_turns
+from compressor.formats import anthropic, claude_branches, claude_turns
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, type_name
 from compressor.formats.shape import Reader
 from compressor.formats.tally import assemble
@@ -128,6 +132,9 @@ def is_subagent_transcript(values: Iterable[Any]) -> bool:
 def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str, sidechain: bool = False) -> Conversation:
     """One Conversation from a session's lines (each with its location, for error messages); with ``sidechain``,
     the lines of a subagent's own transcript."""
+    located = list(located)  # read twice: once for the branch the session went on with, once for its messages
+    left_behind = claude_branches.abandoned((value for _, value in located), sidechain=sidechain)
+    rewound: set[str] = set()
     entries: list[Message | _Reply] = []
     replies: dict[str, _Reply] = {}
     seen: set[str] = set()
@@ -160,6 +167,11 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str, sidechain: bool
             boundary = meta if isinstance(meta, dict) else _headless_boundary(line.get("compact_metadata"))
             continue
         if line.get(SIDECHAIN) is True and not sidechain:
+            continue
+        uuid = line.get("uuid")
+        if isinstance(uuid, str) and uuid in left_behind:
+            if claude_branches.is_read(line):  # counted once, as a line logged twice is read once
+                rewound.add(uuid)
             continue
         if _local_command(line) and not _seen_before(line, seen):
             extras = {key: line[key] for key in LINE_EXTRAS if key in line}
@@ -227,6 +239,7 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str, sidechain: bool
     turns.tally.add("api_errors_left_out", api_errors)
     turns.tally.add("synthetic_replies_left_out", synthetic)
     turns.tally.add("lines_skipped", unrendered, detail="attachments with no rendered text")
+    turns.tally.add("rewound_lines_left_out", len(rewound))
     return assemble(
         turns.messages,
         [],

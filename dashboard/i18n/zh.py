@@ -990,6 +990,12 @@ STRINGS.update(
         "reading.usage_after_compaction_stale.other": (
             "智能体第一次自行压缩之后的 {count} 条用量报告测量的是压缩后的窗口；在此显示的整个运行中视为过时"
         ),
+        "reading.rewound_lines_left_out.one": (
+            "会话放弃的分支（回退或改写的提示）中的 {count} 行已略去：智能体从更早的一轮另起，没有带上它"
+        ),
+        "reading.rewound_lines_left_out.other": (
+            "会话放弃的分支（回退或改写的提示）中的 {count} 行已略去：智能体从更早的一轮另起，没有带上它们"
+        ),
     }
 )
 
