@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compressor.errors import ConversationFormatError
-from compressor.formats import load_conversation, load_conversations
+from compressor.formats import load_conversation, load_conversations, source
+from compressor.formats.lines import Values
 from compressor.formats.problems import FormatProblem, Loc
 from compressor.formats.source import check_depth, read_array, read_lines, read_source
 from compressor.messages import Conversation
@@ -253,6 +254,32 @@ class TestRealFilesLoadAsTheirWholeText:
         # the container is a lean ``Values``; its elements are what json.loads gives
         assert json.loads(json.dumps(list(values))) == MIXED and copy.deepcopy(values) == MIXED
         assert [dict(value) for value in values] == MIXED and {**values[0]} == MIXED[0]
+
+
+class TestSmallFilesAreParsedWhole:
+    """A JSON file up to ``WHOLE_TEXT_BYTES`` is parsed in one call; above it, element by element."""
+
+    def test_a_small_file_is_parsed_whole_and_a_large_one_by_elements(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        path = write(tmp_path, json.dumps(MIXED))
+        assert type(read_source(path).value) is list
+        monkeypatch.setattr(source, "WHOLE_TEXT_BYTES", path.stat().st_size - 1)
+        assert isinstance(read_source(path).value, Values)
+
+    @pytest.mark.parametrize(
+        "path",
+        sorted(
+            path
+            for path in [*FIXTURES.rglob("*.json"), *FIXTURES.rglob("*.traj")]
+            if path.stat().st_size <= source.WHOLE_TEXT_BYTES
+        ),
+        ids=lambda path: str(path.relative_to(FIXTURES)),
+    )
+    def test_either_way_a_file_loads_the_same(self, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        whole = _loaded(path, path.name)
+        monkeypatch.setattr(source, "WHOLE_TEXT_BYTES", -1)
+        assert _loaded(path, path.name) == whole
 
 
 def _reference_depth(value: Any) -> int:
