@@ -25,6 +25,11 @@ and at 4fda389 (after v2.33.0), with ``usage.py`` at 154fec5 for the older ``Usa
   it) stay in the content as the objects they are; ``compaction`` is a compaction the provider made (its readable
   summary, or an encrypted one); a response with nothing to send (no text, call or provider tool) is left out as
   the OpenAI mapping leaves it out.
+- Interrupted requests (``state: interrupted``, v2: the tool results gathered when a run was cancelled or raised
+  before the request went out): one that ends the history was never sent and is left out (counted); one the history
+  goes on after was sent once the run went on (merged into the next request, or sent again when the run resumed
+  without a prompt), and a call of the response before it that it leaves unanswered was sent Pydantic AI's
+  placeholder result (``_repair_dangling_tool_calls``, ``INTERRUPTED_TOOL_RETURN_CONTENT``).
 - Usage: ``input_tokens`` (older ``request_tokens``) includes cached tokens, so ``input_tokens + output_tokens``
   is the window that call saw plus its reply (SPEC §6's ``total_tokens``); only the older ``total_tokens`` is used
   when neither count is there. ``model_name`` and ``provider_name`` → metadata.
@@ -32,11 +37,9 @@ and at 4fda389 (after v2.33.0), with ``usage.py`` at 154fec5 for the older ``Usa
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeGuard
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from compressor.formats.building import check_usage, indexed
 from compressor.formats.problems import (
@@ -48,6 +51,7 @@ from compressor.formats.problems import (
     short,
     type_name,
 )
+from compressor.formats.pydantic_ai_content import compact, retry_text, tool_return, user_content
 from compressor.formats.session_log import Entry, SessionLog, token_count
 from compressor.formats.shape import Reader, Shape
 from compressor.messages import Conversation
@@ -55,19 +59,11 @@ from compressor.messages import Conversation
 SOURCE_FORMAT = "pydantic-ai"
 KINDS = ("request", "response")
 NO_RESULT = "(no result: the history ends before the tool returned)"
+#: What Pydantic AI sends for a call an interrupted run left unanswered (``messages.INTERRUPTED_TOOL_RETURN_CONTENT``).
+INTERRUPTED_RESULT = "The tool call was interrupted before a result was produced."
 ENCRYPTED = "[compaction summary, encrypted by the provider]"
-RETRY_TAIL = "\n\nFix the errors and try again."
-#: Items of user content that are files (``MultiModalContent``), by ``kind``.
-FILE_KINDS = ("image-url", "audio-url", "document-url", "video-url", "binary", "uploaded-file")
 #: Keys a provider-run tool part keeps in the content (what is sent back; timestamps and provider data are not).
 BUILTIN_KEYS = ("part_kind", "tool_name", "args", "tool_call_id", "content")
-#: Media types Pydantic AI inlines as text rather than send as a file.
-TEXT_LIKE = ("text/", "application/json", "application/xml", "application/yaml")
-
-
-def _compact(value: Any) -> str:
-    """JSON as pydantic_core's ``to_json`` writes it: no spaces, non-ASCII kept."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def is_message(value: Any) -> bool:
@@ -113,136 +109,6 @@ def _located(shape: Shape, log: SessionLog) -> Callable[[], Iterator[tuple[Loc, 
     return lambda: indexed(items, base)
 
 
-# -- content ---------------------------------------------------------------------------------------------------------
-
-
-def _identifier(item: dict[str, Any]) -> str:
-    """The file's ``identifier`` (written beside it), else Pydantic AI's default: six hex digits of a sha1."""
-    named = item.get("identifier")
-    if isinstance(named, str) and named:
-        return named
-    source = item.get("url") or item.get("file_id") or item.get("data") or ""
-    data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else b""
-    if item.get("kind") == "binary" and isinstance(source, str):
-        data = _decoded(source) or data
-    return hashlib.sha1(data, usedforsecurity=False).hexdigest()[:6]
-
-
-def _decoded(data: str) -> bytes | None:
-    """Base64 bytes as Pydantic AI writes them (``ser_json_bytes='base64'``), or None when they are not."""
-    try:
-        return base64.b64decode(data, validate=True)
-    except ValueError:  # binascii.Error is one
-        return None
-
-
-def _file_part(item: dict[str, Any], loc: Loc) -> dict[str, Any]:
-    """One file as a content part: an image as ``image_url`` (a data URL for bytes), text-like bytes as text,
-    anything else a placeholder naming it (its bytes are not priced here)."""
-    kind = item["kind"]
-    media = item.get("media_type")
-    media = media if isinstance(media, str) else ""
-    detail = (
-        item.get("vendor_metadata", {}).get("detail")
-        if isinstance(item.get("vendor_metadata"), dict)
-        else None
-    )
-    if kind == "image-url" and isinstance(item.get("url"), str):
-        image: dict[str, Any] = {"url": item["url"]}
-        return {"type": "image_url", "image_url": {**image, "detail": detail} if detail else image}
-    if kind == "binary":
-        data = item.get("data")
-        if not isinstance(data, str):
-            raise FormatProblem(loc.key("data"), f"must be a base64 string, got {type_name(data)}")
-        if media.startswith("image/"):
-            image = {"url": f"data:{media};base64,{data}"}
-            return {"type": "image_url", "image_url": {**image, "detail": detail} if detail else image}
-        if media.startswith(TEXT_LIKE):
-            raw = _decoded(data)
-            text = raw.decode("utf-8", "replace") if raw is not None else None
-            if text is not None:
-                return {"type": "text", "text": text}
-    return {"type": "text", "text": f"[Attached {media or kind}: {_identifier(item)}]"}
-
-
-def _user_content(content: Any, loc: Loc, log: SessionLog) -> str | list[dict[str, Any]]:
-    if isinstance(content, str):
-        return content
-    items = expect_list(content, loc, "user content")
-    parts: list[dict[str, Any]] = []
-    for index, item in enumerate(items):
-        where = loc.key(index)
-        if isinstance(item, str):
-            parts.append({"type": "text", "text": item})
-            continue
-        item = expect_dict(item, where, "user content")
-        kind = item.get("kind")
-        if kind == "text-content":
-            text = item.get("content")
-            if not isinstance(text, str):
-                raise FormatProblem(where.key("content"), f"must be a string, got {type_name(text)}")
-            parts.append({"type": "text", "text": text})
-        elif kind in FILE_KINDS:
-            parts.append(_file_part(item, where))
-        elif kind != "cache-point":  # a cache point marks where a provider may cache, it is no content
-            log.skip(f"{short(kind)} user content (a kind this reader does not know)")
-    if all(part["type"] == "text" for part in parts):
-        return "\n".join(part["text"] for part in parts)
-    return parts
-
-
-def _is_file(item: Any) -> TypeGuard[dict[str, Any]]:
-    return isinstance(item, dict) and item.get("kind") in FILE_KINDS
-
-
-def _tool_return(part: dict[str, Any], loc: Loc) -> tuple[str, list[dict[str, Any]]]:
-    """A tool result's text (``model_response_str_and_user_content``) and the files it sends after it."""
-    content = part.get("content")
-    failed = part.get("outcome") == "failed"
-    was_list = isinstance(content, list)
-    items = content if isinstance(content, list) else [content]
-    data = [item for item in items if not _is_file(item)]
-    files: list[dict[str, Any]] = [item for item in items if _is_file(item)]
-    value = data[0] if len(data) == 1 and (not was_list or files) else data if data else None
-    text = "" if value is None else value if isinstance(value, str) else _compact(value)
-    if not files:
-        return (_compact({"error": text}) if failed else text), []
-    pieces: list[str] = []
-    sent: list[dict[str, Any]] = []
-    for index, item in enumerate(items):
-        if _is_file(item):
-            name = _identifier(item)
-            pieces.append(f"See file {name}.")
-            sent += [{"type": "text", "text": f"This is file {name}:"}, _file_part(item, loc.key(index))]
-        else:
-            pieces.append(item if isinstance(item, str) else _compact(item))
-    if failed:
-        references = [f"See file {_identifier(item)}." for item in files]
-        return _compact([{"error": text}, *references]), sent
-    return (_compact(pieces) if was_list else pieces[0]), sent
-
-
-def retry_text(part: dict[str, Any]) -> str:
-    """What Pydantic AI tells the model when it asks for a retry (``RetryPromptPart.model_response``)."""
-    content, tool = part.get("content"), part.get("tool_name")
-    if isinstance(content, str):
-        description = content if tool else f"Validation feedback:\n{content}"
-    elif isinstance(content, list):
-        errors = []
-        for error in content:
-            if isinstance(error, dict):
-                loc = error.get("loc")
-                short_loc = not tool and isinstance(loc, list) and len(loc) <= 1
-                error = {k: v for k, v in error.items() if k != "ctx" and not (short_loc and k == "input")}
-            errors.append(error)
-        plural = "s" if len(errors) != 1 else ""
-        listed = json.dumps(errors, ensure_ascii=False, indent=2)
-        description = f"{len(errors)} validation error{plural}:\n```json\n{listed}\n```"
-    else:
-        description = "" if content is None else _compact(content)
-    return description + RETRY_TAIL
-
-
 # -- messages --------------------------------------------------------------------------------------------------------
 
 
@@ -275,39 +141,60 @@ def _text(part: dict[str, Any], loc: Loc) -> str:
     return content
 
 
-def _request(message: dict[str, Any], loc: Loc, log: SessionLog) -> None:
+def _answers_a_call(part: dict[str, Any], kind: str) -> bool:
+    """A tool result (Pydantic AI's ``_is_tool_result_part``): a tool return, or a retry prompt naming a tool."""
+    return kind == "tool-return" or (kind == "retry-prompt" and isinstance(part.get("tool_name"), str))
+
+
+def _request(
+    message: dict[str, Any], loc: Loc, log: SessionLog, closing: Sequence[dict[str, Any]] = ()
+) -> None:
+    """One request's parts; ``closing`` are results Pydantic AI added for calls left unanswered, which it places
+    after the request's own tool results (``_insert_synthesized_returns``)."""
     files: list[dict[str, Any]] = []
-    for where, part, kind in _parts(message, loc):
-        if kind == "system-prompt":
-            log.add({"role": "system", "content": _text(part, where)}, where)
-        elif kind == "user-prompt" or (kind == "speech" and isinstance(part.get("content"), str)):
-            log.add(
-                {"role": "user", "content": _user_content(part.get("content"), where.key("content"), log)},
-                where,
-            )
-        elif kind == "tool-return":
-            text, returned = _tool_return(part, where.key("content"))
-            files += returned
-            data = {"role": "tool", "tool_call_id": _call_id(part, where), "name": _tool_name(part, where)}
-            log.add({**data, "content": text}, where)
-        elif kind == "retry-prompt":
-            tool = part.get("tool_name")
-            if isinstance(tool, str) and tool:
-                log.add(
-                    {
-                        "role": "tool",
-                        "tool_call_id": _call_id(part, where),
-                        "name": tool,
-                        "content": retry_text(part),
-                    },
-                    where,
-                )
-            else:
-                log.add({"role": "user", "content": retry_text(part), "internal": True}, where)
-        else:  # tool-availability-delta is rendered into the tool list, not sent as a message
-            log.skip(f"{short(kind)} request parts (not sent as a message)")
+    parts = _parts(message, loc)
+    at = next((n + 1 for n in range(len(parts) - 1, -1, -1) if _answers_a_call(parts[n][1], parts[n][2])), 0)
+    for where, part, kind in parts[:at]:
+        _request_part(where, part, kind, log, files)
+    for data in closing:
+        log.add(data, loc)
+    for where, part, kind in parts[at:]:
+        _request_part(where, part, kind, log, files)
     if files:
         log.add({"role": "user", "content": files, "internal": True}, loc)
+
+
+def _request_part(
+    where: Loc, part: dict[str, Any], kind: str, log: SessionLog, files: list[dict[str, Any]]
+) -> None:
+    if kind == "system-prompt":
+        log.add({"role": "system", "content": _text(part, where)}, where)
+    elif kind == "user-prompt" or (kind == "speech" and isinstance(part.get("content"), str)):
+        log.add(
+            {"role": "user", "content": user_content(part.get("content"), where.key("content"), log)},
+            where,
+        )
+    elif kind == "tool-return":
+        text, returned = tool_return(part, where.key("content"))
+        files += returned
+        data = {"role": "tool", "tool_call_id": _call_id(part, where), "name": _tool_name(part, where)}
+        log.add({**data, "content": text}, where)
+    elif kind == "retry-prompt":
+        tool = part.get("tool_name")
+        if isinstance(tool, str) and tool:
+            log.add(
+                {
+                    "role": "tool",
+                    "tool_call_id": _call_id(part, where),
+                    "name": tool,
+                    "content": retry_text(part),
+                },
+                where,
+            )
+        else:
+            log.add({"role": "user", "content": retry_text(part), "internal": True}, where)
+    else:  # tool-availability-delta is rendered into the tool list, not sent as a message
+        log.skip(f"{short(kind)} request parts (not sent as a message)")
 
 
 def usage_metadata(usage: Any, loc: Loc) -> dict[str, Any] | None:
@@ -329,7 +216,8 @@ def usage_metadata(usage: Any, loc: Loc) -> dict[str, Any] | None:
     return out
 
 
-def _response(message: dict[str, Any], loc: Loc, log: SessionLog) -> None:
+def _response(message: dict[str, Any], loc: Loc, log: SessionLog) -> list[dict[str, Any]]:
+    """Reads one response; returns its tool calls (as read)."""
     texts: list[str] = []
     content: list[dict[str, Any]] = []
     thinking: list[str] = []
@@ -346,7 +234,7 @@ def _response(message: dict[str, Any], loc: Loc, log: SessionLog) -> None:
                 raise FormatProblem(
                     where.key("args"), f"must be a JSON string or an object, got {type_name(args)}"
                 )
-            arguments = args if isinstance(args, str) and args else _compact(args) if args else "{}"
+            arguments = args if isinstance(args, str) and args else compact(args) if args else "{}"
             function = {"name": _tool_name(part, where), "arguments": arguments}
             calls.append({"id": _call_id(part, where), "type": "function", "function": function})
         elif kind in ("builtin-tool-call", "builtin-tool-return"):
@@ -365,7 +253,7 @@ def _response(message: dict[str, Any], loc: Loc, log: SessionLog) -> None:
             log.skip(f"{short(kind)} response parts (not sent back to the model)")
     if not content and not calls:
         log.skip("responses with nothing to send back (no text or tool call)")
-        return
+        return []
     rich = any(part["type"] != "text" for part in content)
     data: dict[str, Any] = {"role": "assistant", "content": content if rich else "\n\n".join(texts)}
     if calls:
@@ -386,31 +274,82 @@ def _response(message: dict[str, Any], loc: Loc, log: SessionLog) -> None:
         }
     )
     log.add(data, loc)
+    return calls
 
 
-def _instructions(located: Iterable[tuple[Loc, Any]]) -> str | None:
-    latest = None
+def _interrupted(value: Any) -> bool:
+    """A request the run was cancelled or failed while gathering (``ModelRequest.state``, v2), not sent as it is."""
+    return isinstance(value, dict) and value.get("kind") == "request" and value.get("state") == "interrupted"
+
+
+@dataclass(frozen=True)
+class _Survey:
+    """What the reading needs from the whole history before its first message is read."""
+
+    #: The latest instructions a sent request carries: what the next call sends.
+    instructions: str | None
+    #: Ids of the calls some request answers.
+    answered: frozenset[str]
+    #: Where the history's last message is, when it is an interrupted request (never sent); else -1.
+    unsent: int
+
+
+def _survey(located: Iterable[tuple[Loc, Any]]) -> _Survey:
+    latest = earlier = None
+    answered: set[str] = set()
+    count = 0
+    last: Any = None
     for _, value in located:
-        if isinstance(value, dict) and value.get("kind") == "request":
-            text = value.get("instructions")
-            latest = text if isinstance(text, str) and text.strip() else latest
-    return latest
+        count, last = count + 1, value
+        if not (isinstance(value, dict) and value.get("kind") == "request"):
+            continue
+        text = value.get("instructions")
+        earlier, latest = latest, text if isinstance(text, str) and text.strip() else latest
+        parts = value.get("parts")
+        for part in parts if isinstance(parts, list) else ():
+            if isinstance(part, dict) and _answers_a_call(part, str(part.get("part_kind"))):
+                call_id = part.get("tool_call_id")
+                answered.update([call_id] if isinstance(call_id, str) else [])
+    unsent = count - 1 if _interrupted(last) else -1
+    return _Survey(
+        instructions=earlier if unsent >= 0 else latest, answered=frozenset(answered), unsent=unsent
+    )
+
+
+def _closing(calls: list[dict[str, Any]], answered: frozenset[str]) -> list[dict[str, Any]]:
+    """Pydantic AI's placeholder results for the calls no request answers (``_repair_dangling_tool_calls``)."""
+    return [
+        {
+            "role": "tool",
+            "tool_call_id": call["id"],
+            "name": call["function"]["name"],
+            "content": INTERRUPTED_RESULT,
+        }
+        for call in calls
+        if call["id"] not in answered
+    ]
 
 
 def read(shape: Shape) -> list[Conversation]:
     log = SessionLog(source_format=SOURCE_FORMAT, metadata={"agent": "pydantic-ai"})
     located = _located(shape, log)
-    instructions = _instructions(located())
-    for loc, value in located():
+    survey = _survey(located())
+    instructions = survey.instructions
+    calls: list[dict[str, Any]] = []
+    for position, (loc, value) in enumerate(located()):
         message = expect_dict(value, loc, "a ModelRequest or ModelResponse")
         kind = message.get("kind")
-        if kind == "request":
-            _request(message, loc, log)
+        if position == survey.unsent:
+            log.skip("interrupted requests ending the history (never sent to the model)")
+        elif kind == "request":
+            closing = _closing(calls, survey.answered) if _interrupted(message) else []
+            _request(message, loc, log, closing)
+            calls = []
             if instructions is not None:
                 _place_instructions(log, instructions, loc)
                 instructions = None
         elif kind == "response":
-            _response(message, loc, log)
+            calls = _response(message, loc, log)
         else:
             raise FormatProblem(
                 loc.key("kind"), f"must be 'request' or 'response', got {type_name(kind)} {short(kind)}"

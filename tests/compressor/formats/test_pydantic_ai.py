@@ -18,7 +18,8 @@ from compressor.census import count_messages
 from compressor.cli import EXIT_BAD_INPUT, EXIT_OK, main
 from compressor.errors import ConversationFormatError
 from compressor.formats import load_conversation, load_conversations
-from compressor.formats.pydantic_ai import ENCRYPTED, retry_text
+from compressor.formats.pydantic_ai import ENCRYPTED, INTERRUPTED_RESULT, NO_RESULT
+from compressor.formats.pydantic_ai_content import retry_text
 from compressor.messages import Conversation
 from tests.conftest import FIXTURES, fixture
 
@@ -26,6 +27,7 @@ FOLDER = FIXTURES / "formats" / "pydantic_ai"
 RUN = FOLDER / "support-run.json"
 OLDER = FOLDER / "older-usage-names.json"
 RUNS = FOLDER / "runs-a-line.jsonl"
+INTERRUPTED = FOLDER / "interrupted-run.json"
 
 
 @pytest.fixture(scope="module")
@@ -397,3 +399,61 @@ class TestRunsOneALine:
         text = json.dumps(bare()) + "\n" + json.dumps(request(user("a"))) + "\n"
         with pytest.raises(ConversationFormatError, match=r"line 2: expected a JSON list like line 1"):
             load_conversations(text, name="runs.jsonl")
+
+
+class TestInterruptedRequests:
+    """A ``ModelRequest`` with ``state: interrupted`` holds the tool results gathered when a run raised or was
+    cancelled before the request went out (pydantic-ai ``messages.py`` ``ModelRequestState``, ``_agent_graph.py``
+    ``CallToolsNode``). The fixtures were written by pydantic-ai-slim 2.68.0 itself (the folder's README): a run whose
+    second of two parallel tools raised, then that history run on with a prompt and resumed without one."""
+
+    def test_a_request_ending_the_history_was_never_sent(self) -> None:
+        run = load_conversation(fixture(INTERRUPTED))
+        assert [m.role for m in run.messages] == ["user", "assistant", "tool", "tool"]
+        assert [m.content for m in run.messages[2:]] == [NO_RESULT, NO_RESULT]  # the model saw neither result
+        skipped = next(r for r in run.readings if r.code == "lines_skipped")
+        assert "interrupted requests ending the history" in skipped.detail
+
+    def test_runs_that_went_on_with_a_prompt_read_as_pydantic_ai_stored_them(self) -> None:
+        """Lines: the interrupted run, then the next run's new messages; Pydantic AI's own all_messages of that
+        run holds the request closed out with its placeholder, sent merged with the new prompt."""
+        (joined,) = load_conversations(fixture(FOLDER / "interrupted-prompted.jsonl"))
+        stored = load_conversation(fixture(FOLDER / "interrupted-continued.json"))
+        assert joined.messages == stored.messages
+        assert [(m.tool_call_id, m.content) for m in joined.messages if m.role == "tool"] == [
+            ("call_sensor", "north bed moisture 12%"),
+            ("call_valve", INTERRUPTED_RESULT),
+        ]
+        assert not any(r.code == "results_filled_in" for r in joined.readings)
+
+    def test_a_run_resumed_without_a_prompt_sent_the_gathered_results_once(self) -> None:
+        (joined,) = load_conversations(fixture(FOLDER / "interrupted-resumed.jsonl"))
+        assert [m.role for m in joined.messages] == ["user", "assistant", "tool", "tool", "assistant"]
+        assert [m.content for m in joined.messages if m.role == "tool"] == [
+            "north bed moisture 12%",
+            INTERRUPTED_RESULT,
+        ]
+
+    def test_the_placeholder_follows_the_requests_own_results(self) -> None:
+        history = [
+            request(user("go")),
+            response(call("c1"), call("c2"), call("c3")),
+            request(returned("c1", "one"), user("and then?"), state="interrupted"),
+            request(returned("c3", "three")),
+            response({"content": "ok", "part_kind": "text"}),
+        ]
+        run = loaded(history)
+        assert [(m.role, m.tool_call_id, m.content) for m in run.messages[2:5]] == [
+            ("tool", "c1", "one"),
+            ("tool", "c2", INTERRUPTED_RESULT),
+            ("user", None, "and then?"),
+        ]
+        assert run.messages[5].tool_call_id == "c3"  # answered later: no placeholder for it
+
+    def test_a_never_sent_requests_instructions_are_not_the_next_calls(self) -> None:
+        history = [
+            request(user("go"), instructions="Be brief."),
+            response(call("c1")),
+            request(returned("c1", "one"), instructions="Be long.", state="interrupted"),
+        ]
+        assert [m.content for m in loaded(history).system] == ["Be brief."]
