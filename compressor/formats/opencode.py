@@ -10,6 +10,7 @@ Schema: sst/opencode ``packages/opencode/src/session/message-v2.ts`` (parts ``te
 with ``state{status, input, output|error}``, ``step-start``/``step-finish`` with ``tokens``, ``compaction``,
 ``subtask``; messages with ``role``, ``time.created``, ``summary``, ``error``, ``tokens``), ``session/session.sql.ts``
 (tables), ``storage/json-migration.ts`` (folder layout), ``session/compaction.ts`` (what a compaction writes).
+The Kilo Code CLI, an OpenCode fork, writes the same tables into its own database, whose sessions are labelled Kilo's.
 
 Roles. A user message with a text part the user typed is a real request. One made only of ``synthetic`` text
 (OpenCode's own "Continue if you have next steps…" after an automatic compaction, file contents it attached) is
@@ -40,6 +41,11 @@ SUBTASK_PROMPT = "The following tool was executed by the user"
 INTERRUPTED = "[Tool execution was interrupted]"
 ABORTED = "MessageAbortedError"
 TABLES = frozenset({"session", "message", "part"})
+AGENT = "opencode"
+#: The Kilo Code CLI (an OpenCode fork) keeps OpenCode's tables in a database of its own name (``kilo.db``, or
+#: ``kilo-<channel>.db`` for a preview channel: its ``storage/db.ts``), beside tables of its own (``kilo_board``).
+KILO_AGENT = "kilo-code"
+KILO_PREFIX = "kilo"
 
 
 @dataclass
@@ -222,12 +228,12 @@ def _plain(content: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
 
 
 def from_session(
-    session: dict[str, Any], messages: Iterable[StoredMessage], *, fallback_name: str
+    session: dict[str, Any], messages: Iterable[StoredMessage], *, fallback_name: str, agent: str = AGENT
 ) -> Conversation:
     session_id = session.get("id")
     title = session.get("title")
     name = title if isinstance(title, str) and title else str(session_id or fallback_name)
-    metadata: dict[str, Any] = {"agent": "opencode"}
+    metadata: dict[str, Any] = {"agent": agent}
     if session_id:
         metadata["session_id"] = session_id
     for key in ("directory", "version", "parentID"):
@@ -319,9 +325,13 @@ def _read_database(store: Store) -> list[Conversation]:
             StoredMessage(info=info, parts=parts.get(str(row["id"]), []), loc=loc)
         )
     order = list(sessions) + sorted(set(by_session) - set(sessions))
+    agent = KILO_AGENT if _kilos(store) else AGENT
     out = [
         from_session(
-            sessions.get(session_id, {"id": session_id}), by_session[session_id], fallback_name=session_id
+            sessions.get(session_id, {"id": session_id}),
+            by_session[session_id],
+            fallback_name=session_id,
+            agent=agent,
         )
         for session_id in order
         if by_session.get(session_id)
@@ -329,6 +339,16 @@ def _read_database(store: Store) -> list[Conversation]:
     if not out:
         raise FormatProblem(Loc(), "is an OpenCode database with no session that has messages")
     return out
+
+
+def _kilos(store: Store) -> bool:
+    """Whether a database is the Kilo Code CLI's: named as Kilo names it, or holding Kilo's own tables."""
+    stem = store.stem.lower()
+    return (
+        stem == KILO_PREFIX
+        or stem.startswith(f"{KILO_PREFIX}-")
+        or any(table.startswith(f"{KILO_PREFIX}_") for table in store.tables())
+    )
 
 
 FOLDER_READER = StoreReader(
