@@ -33,7 +33,8 @@ _MB = 1024 * 1024
 #: Bytes read at a time when a file's top-level array is parsed element by element.
 _CHUNK_BYTES = 256 * 1024
 #: A JSON file up to this size is parsed whole, in one C call: element by element (which bounds the memory of a
-#: large file) it took 3x as long, and below this the text held at once is small beside the interpreter.
+#: large file) it took 3x as long, and below this the text held at once is small beside the interpreter. A JSONL
+#: file up to this size has its lines parsed without sharing keys (the saving is small, the Python calls are not).
 WHOLE_TEXT_BYTES = 1024 * 1024
 _NOT_JSON_SPACE = re.compile(r"[^ \t\r\n]")
 _NOT_SPACE = re.compile(r"\S")
@@ -149,12 +150,15 @@ class _ReadWhole(Exception):
 class _Chunks:
     """A file's text decoded chunk by chunk (or a whole text, no handle); ``_text[_pos:]`` is not consumed yet."""
 
-    def __init__(self, handle: Any, chunk_bytes: int = _CHUNK_BYTES, text: str = "") -> None:
+    def __init__(
+        self, handle: Any, chunk_bytes: int = _CHUNK_BYTES, text: str = "", *, share_keys: bool = True
+    ) -> None:
         self._handle = handle
         self._chunk_bytes = chunk_bytes
         self._decoder = codecs.getincrementaldecoder("utf-8-sig")()
-        # Each element is parsed on its own: one shared copy of each key saves ~0.3x the file size.
-        self._json = shared_keys_decoder()
+        # Each element is parsed on its own: one shared copy of each key saves ~0.3x the file size, and costs
+        # a Python call per object (a small file's values are few: json's own decoder reads them in C).
+        self._json = shared_keys_decoder() if share_keys else json.JSONDecoder()
         self._text = text
         self._pos = 0
         self._read = 0
@@ -298,10 +302,12 @@ def read_lines(path: str | os.PathLike[str], chunk_bytes: int = _CHUNK_BYTES) ->
     """A JSONL file's lines, read chunk by chunk, and whether a torn last line was left out; None when anything
     is wrong (or it is blank): read whole, it gives its one-line error, or is one pretty-printed document."""
     try:
-        if os.stat(path).st_size > MAX_FILE_BYTES:
+        size = os.stat(path).st_size
+        if size > MAX_FILE_BYTES:
             return None
         with open(path, "rb") as handle:
-            lines, truncated = _LineReader(handle, chunk_bytes).lines(second_mark=True)
+            reader = _LineReader(handle, chunk_bytes, share_keys=size > WHOLE_TEXT_BYTES)
+            lines, truncated = reader.lines(second_mark=True)
     except (OSError, _ReadWhole, FormatProblem):
         return None
     return (lines, truncated) if lines else None

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from compressor.errors import ConversationFormatError
 from compressor.formats import load_conversation, load_conversations, source
-from compressor.formats.lines import Values
+from compressor.formats.lines import Values, shared_keys_decoder
 from compressor.formats.problems import FormatProblem, Loc
 from compressor.formats.source import check_depth, read_array, read_lines, read_source
 from compressor.messages import Conversation
@@ -257,7 +257,8 @@ class TestRealFilesLoadAsTheirWholeText:
 
 
 class TestSmallFilesAreParsedWhole:
-    """A JSON file up to ``WHOLE_TEXT_BYTES`` is parsed in one call; above it, element by element."""
+    """A JSON file up to ``WHOLE_TEXT_BYTES`` is parsed in one call, a JSONL file's lines without shared keys;
+    above it, element by element, and with shared keys."""
 
     def test_a_small_file_is_parsed_whole_and_a_large_one_by_elements(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -267,11 +268,35 @@ class TestSmallFilesAreParsedWhole:
         monkeypatch.setattr(source, "WHOLE_TEXT_BYTES", path.stat().st_size - 1)
         assert isinstance(read_source(path).value, Values)
 
+    def test_a_small_jsonl_file_is_read_without_sharing_keys(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        made: list[int] = []
+
+        def counted() -> json.JSONDecoder:
+            made.append(1)
+            return shared_keys_decoder()
+
+        monkeypatch.setattr(source, "shared_keys_decoder", counted)
+        text = "\n".join(json.dumps(value) for value in MIXED) + "\n"
+        path = write(tmp_path, text, "run.jsonl")
+        small = read_lines(path)
+        assert small is not None and not made
+        monkeypatch.setattr(source, "WHOLE_TEXT_BYTES", path.stat().st_size - 1)
+        large = read_lines(path)
+        assert large is not None and made == [1]
+        assert list(small[0]) == list(large[0]) == list(enumerate(MIXED, 1))
+
     @pytest.mark.parametrize(
         "path",
         sorted(
             path
-            for path in [*FIXTURES.rglob("*.json"), *FIXTURES.rglob("*.traj")]
+            for path in [
+                *FIXTURES.rglob("*.json"),
+                *FIXTURES.rglob("*.traj"),
+                *FIXTURES.rglob("*.jsonl"),
+                *FIXTURES.rglob("*.ndjson"),
+            ]
             if path.stat().st_size <= source.WHOLE_TEXT_BYTES
         ),
         ids=lambda path: str(path.relative_to(FIXTURES)),
