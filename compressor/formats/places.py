@@ -8,6 +8,7 @@ listed as that store, once, as a store reader takes it whole; never as the files
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -39,6 +40,9 @@ class Place:
     newer_suffix: str = ""
     # Files beside the first store that it imported and the agent left behind (Goose's <id>.jsonl): not listed.
     imported: tuple[str, ...] = ()
+    # The names the agent gives its session files (a regular expression a whole name matches), when it keeps side
+    # files the patterns match too beside them (Qwen Code's <id>.ledger.jsonl): a match named otherwise is not listed.
+    names: str = ""
 
     def root(self, home: Path, environ: Mapping[str, str]) -> Path | None:
         if self.env and environ.get(self.env):
@@ -66,7 +70,9 @@ PLACES: tuple[Place, ...] = (
     Place("claude-code", ".claude/projects", ("**/*.jsonl",), env="CLAUDE_CONFIG_DIR", env_suffix="projects"),
     Place("codex", ".codex/sessions", ("**/rollout-*.jsonl",), env="CODEX_HOME", env_suffix="sessions"),
     Place("gemini-cli", ".gemini/tmp", ("*/chats/session-*.json", "*/chats/session-*.jsonl")),
-    Place("qwen-code", ".qwen/projects", ("*/chats/*.jsonl",)),
+    # Qwen Code names a session <id>.jsonl and lists only those (sessionService.ts SESSION_FILE_PATTERN): beside them
+    # it keeps each session's side files, <id>.ledger.jsonl (its prompt ledger), <id>.worktree.json, <id>.pr.json.
+    Place("qwen-code", ".qwen/projects", ("*/chats/*.jsonl",), names=r"[0-9a-fA-F-]{32,36}\.jsonl"),
     # OpenCode 1.2 moved storage/ into opencode.db and leaves the folder behind (storage/json-migration.ts).
     Place(
         "opencode",
@@ -176,7 +182,7 @@ def find_sessions(
         if root is None or not root.is_dir():
             continue
         for path in _matches(root, place.patterns):
-            if path.name in place.exclude or _superseded(path, place.newer_suffix):
+            if path.name in place.exclude or _side_file(path, place) or _superseded(path, place.newer_suffix):
                 continue
             try:
                 info = path.stat()
@@ -197,6 +203,20 @@ def _matches(root: Path, patterns: tuple[str, ...]) -> Iterator[Path]:
             # Only regular files whose real place is inside the agent's folder.
             if path.is_file() and not path.is_symlink() and path.resolve().is_relative_to(resolved):
                 yield path
+
+
+def _side_file(path: Path, place: Place) -> bool:
+    """A file the place's patterns match that is not named as the agent names its sessions (see ``Place.names``)."""
+    return bool(place.names) and re.fullmatch(place.names, path.name) is None
+
+
+#: The places whose agent keeps side files beside its sessions, with where they are: their folder and patterns.
+_NAMED: tuple[tuple[str, Place], ...] = tuple(
+    (f"{place.folder}/{pattern}", place)
+    for place in PLACES
+    if place.names and place.folder is not None
+    for pattern in place.patterns
+)
 
 
 def _superseded(path: Path, newer_suffix: str) -> bool:
@@ -232,11 +252,14 @@ def left_out(path: Path) -> bool:
     """A file or store folder that the standard places do not list, wherever its folder was found (a fleet
     walking any folder): an older copy beside its newer file (a place's pattern matches the path's tail,
     ``workspaceStorage/*/chatSessions/*.json``), an index, a store the agent migrated from to the first one
-    beside it, or a file that store imported (by the names of the place's folder, its stores and files)."""
+    beside it, a file that store imported (by the names of the place's folder, its stores and files), or a side
+    file of an agent that names its sessions (below the place's folder, by the place's patterns and names)."""
     if any(
         path.suffix != newer and path.match(pattern) and _superseded(path, newer)
         for pattern, newer in _REWRITTEN
     ):
+        return True
+    if any(path.match(where) and _side_file(path, place) for where, place in _NAMED):
         return True
     for place in _BESIDE.get(path.parent.name, ()):
         if path.name in place.exclude:

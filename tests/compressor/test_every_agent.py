@@ -155,7 +155,8 @@ def build_home(home: Path) -> dict[str, Session]:
         ),
     ]
     # Beside them, what no listing may offer as a session: Continue's index of its sessions, the .json VS Code
-    # kept beside the log that replaced it, the file Goose 1.10 imported into sessions.db and left behind.
+    # kept beside the log that replaced it, the file Goose 1.10 imported into sessions.db and left behind, Qwen's
+    # ledger.
     (home / ".continue/sessions/sessions.json").write_text(
         json.dumps(
             [{"sessionId": CONTINUE.stem, "title": "Fix the flaky test", "dateCreated": "1760000000000"}]
@@ -164,6 +165,9 @@ def build_home(home: Path) -> dict[str, Session]:
     by_agent = {session.name: session for session in sessions}
     shutil.copyfile(fixture(COPILOT_JSON), by_agent["copilot-chat"].path.with_suffix(".json"))
     shutil.copyfile(fixture(test_goose.SESSION), by_agent["goose"].path.parent / test_goose.SESSION.name)
+    # Qwen Code's prompt ledger beside its session (<id>.ledger.jsonl, sessionService.ts getPromptLedgerPath).
+    ledger = by_agent["qwen-code"].path.with_suffix(".ledger.jsonl")
+    ledger.write_text('{"v":1,"promptId":"p-1","state":"in_flight","at":1796160000000}\n')
     return by_agent
 
 

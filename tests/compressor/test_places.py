@@ -12,9 +12,9 @@ import pytest
 
 from compressor.cli import main
 from compressor.formats import load_conversations
-from compressor.formats.places import PLACES, find_sessions
+from compressor.formats.places import PLACES, find_sessions, left_out
 from tests.compressor.formats.test_opencode import STORAGE, migrate
-from tests.conftest import TRANSCRIPTS, fixture
+from tests.conftest import FIXTURES, TRANSCRIPTS, fixture
 
 
 def home_with_sessions(home: Path) -> dict[str, Path]:
@@ -129,6 +129,58 @@ class TestOpenCodePlace:
         rows = [json.loads(line) for line in out.getvalue().splitlines()]
         assert [row["path"] for row in rows] == [str(storage)]
         assert rows[0]["messages"] > 0 and "error" not in rows[0]
+
+
+QWEN_SESSION = FIXTURES / "formats" / "qwen" / "3f6c2a1e-9b7d-4e5f-a1c2-d3e4f5a6b7c8.jsonl"
+
+
+def qwen_side_files(chats: Path, session: str) -> list[Path]:
+    """What Qwen Code keeps beside a session in its chats folder (QwenLM/qwen-code ``sessionService.ts``:
+    ``getPromptLedgerPath`` → ``<id>.ledger.jsonl``, an append-only JSONL of ``{v, promptId, state | terminal, at}``
+    records; ``<id>.worktree.json``, ``<id>.pr.json``); only ``<id>.jsonl`` names a session (``SESSION_FILE_PATTERN``)."""
+    ledger = chats / f"{session}.ledger.jsonl"
+    ledger.write_text(
+        '{"v":1,"promptId":"p-1","state":"in_flight","at":1796160000000}\n'
+        '{"v":1,"promptId":"p-1","terminal":"completed","stopReason":"stop","at":1796160004210}\n'
+    )
+    pr = chats / f"{session}.pr.json"
+    pr.write_text('{"number":12,"url":"https://github.com/o/r/pull/12","createdAt":"2026-11-30T10:00:00Z"}')
+    notes = chats / "notes.jsonl"  # a JSONL not named as Qwen names a session
+    notes.write_text('{"note": "not a session"}\n')
+    return [ledger, pr, notes]
+
+
+class TestQwenPlace:
+    def chats(self, home: Path) -> tuple[Path, list[Path]]:
+        chats = home / ".qwen/projects/-home-dev-app/chats"
+        chats.mkdir(parents=True)
+        session = chats / QWEN_SESSION.name
+        shutil.copyfile(fixture(QWEN_SESSION), session)
+        return session, qwen_side_files(chats, QWEN_SESSION.stem)
+
+    def test_only_the_session_is_listed_not_the_files_beside_it(self, tmp_path: Path) -> None:
+        session, _ = self.chats(tmp_path)
+        assert [(s.agent, s.path) for s in find_sessions(tmp_path, environ={})] == [("qwen-code", session)]
+
+    def test_runs_lists_no_side_file_as_an_unreadable_session(self, tmp_path: Path) -> None:
+        session, _ = self.chats(tmp_path)
+        out, err = io.StringIO(), io.StringIO()
+        assert main(["runs", "--home", str(tmp_path), "--json"], out=out, err=err) == 0
+        rows = [json.loads(line) for line in out.getvalue().splitlines()]
+        assert [(row["path"], row["messages"]) for row in rows] == [(str(session), 15)]
+
+    def test_a_folder_walk_leaves_the_side_files_out_too(self, tmp_path: Path) -> None:
+        session, beside = self.chats(tmp_path)
+        assert [path.name for path in beside if left_out(path)] == [
+            f"{QWEN_SESSION.stem}.ledger.jsonl",
+            "notes.jsonl",
+        ]
+        assert not left_out(session)
+
+    def test_another_agents_chats_folder_keeps_its_own_names(self, tmp_path: Path) -> None:
+        gemini = tmp_path / ".gemini/tmp/5f3a/chats/session-2026-11-29T09-00-abc.jsonl"
+        elsewhere = tmp_path / "exports/p/chats/run-1.jsonl"  # no Qwen folder above it
+        assert not left_out(gemini) and not left_out(elsewhere)
 
 
 class TestRunsCommand:
