@@ -54,6 +54,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "antigravity",
     "atif",
     "openjiuwen-trajectory",
+    "harbor-traces",
     "otel-genai",
     "goose",
     "continue",
