@@ -247,4 +247,12 @@ def _is_database(store: Store) -> bool:
     return {str(row[1]) for row in rows(store, f"PRAGMA table_info({TABLE})")} >= {"key", "value"}
 
 
-STORE_READER = StoreReader(name="cursor-vscdb", looks_like=_is_database, read=_read_database)
+def holds_chats(store: Store) -> bool:
+    """Whether the database keeps a chat in ``cursorDiskKV`` (a workspace's database keeps that table empty)."""
+    query = f"SELECT 1 FROM {TABLE} WHERE key >= ? AND key < ? LIMIT 1"
+    return any(True for _ in rows(store, query, ("composerData:", "composerData;")))
+
+
+STORE_READER = StoreReader(
+    name="cursor-vscdb", looks_like=_is_database, read=_read_database, holds=holds_chats
+)

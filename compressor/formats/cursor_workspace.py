@@ -7,6 +7,9 @@ Invariant: the database is only read; two keys hold conversations and nothing el
 reply), read as ``formats.cursor`` reads a composer. One conversation a tab or composer that has messages, tabs
 first, each group in the order Cursor stored it.
 
+Registered before the newer store's reader: a workspace database an upgraded Cursor gave an empty ``cursorDiskKV``
+still keeps its 2024 chats here.
+
 Schema: Cursor publishes none; the keys are the ones public parsers read (slevin48/cursor-history ``db.py``
 reads the chat panel's key). As for the newer store, the context a request attaches (files, selections, images)
 is not read: what the model is sent of it is not established. No bubble carries usage: windows are counted;
@@ -18,6 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from compressor.formats import cursor
 from compressor.formats.cursor import ASSISTANT, USER, Chat, read_chat
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list
 from compressor.formats.runs import RunBuilder
@@ -100,10 +104,36 @@ def _read_database(store: Store) -> list[Conversation]:
 
 
 def _is_database(store: Store) -> bool:
-    if store.kind != "sqlite" or TABLE not in store.tables():
+    """A workspace's database: the keys of its chats in ``ItemTable``. A newer Cursor adds an empty ``cursorDiskKV``
+    to it (the newer store's table): such a database is this reader's when its own chats are there and that table
+    holds none, else the newer store's reader's (which says where a workspace's chats went)."""
+    tables = store.tables()
+    if store.kind != "sqlite" or TABLE not in tables:
         return False
     query = f"SELECT count(*) FROM {TABLE} WHERE key IN (?, ?)"
-    return any(row[0] for row in rows(store, query, (CHAT_PANEL, COMPOSERS)))
+    if not any(row[0] for row in rows(store, query, (CHAT_PANEL, COMPOSERS))):
+        return False
+    return cursor.TABLE not in tables or (not cursor.holds_chats(store) and _holds_chats(store))
 
 
-STORE_READER = StoreReader(name="cursor-workspace-vscdb", looks_like=_is_database, read=_read_database)
+def _holds_chats(store: Store) -> bool:
+    """Whether the database keeps a chat of its own: a panel tab with bubbles, or a composer with its bubbles inline.
+    A newer Cursor's workspace database keeps only the ids of composers its ``globalStorage`` database holds (their
+    heads, or ``selectedComposerIds``): it is no session. A value that is not JSON counts as a chat (reading says why)."""
+    try:
+        panel, composers = _value(store, CHAT_PANEL), _value(store, COMPOSERS)
+    except FormatProblem:
+        return True
+    tabs = panel.get("tabs") if panel is not None else None
+    listed = composers.get("allComposers") if composers is not None else None
+    return any(
+        isinstance(item, dict) and isinstance(item.get(field), list) and bool(item[field])
+        for items, field in ((tabs, "bubbles"), (listed, "conversation"))
+        if isinstance(items, list)
+        for item in items
+    )
+
+
+STORE_READER = StoreReader(
+    name="cursor-workspace-vscdb", looks_like=_is_database, read=_read_database, holds=_holds_chats
+)

@@ -1,8 +1,9 @@
 """Where coding agents write their session files, and the sessions found there, newest first.
 
-Invariant: only reads directory listings and file metadata (``stat``); nothing is parsed here, and symlinks
-are not followed out of an agent's folder. An agent that keeps all its sessions in one store (OpenCode) is
-listed as that store, once, as a store reader takes it whole; never as the files inside it.
+Invariant: only reads directory listings and file metadata (``stat``), and symlinks are not followed out of an
+agent's folder; the one thing opened is a store a place names by a pattern (one of many), which its store reader is
+asked whether it keeps conversations (``keeps_conversations``). An agent that keeps all its sessions in one store
+(OpenCode) is listed as that store, once, as a store reader takes it whole; never as the files inside it.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from compressor.errors import ConversationFormatError
 from compressor.formats.problems import FormatProblem
 from compressor.formats.registry import STORE_READERS
-from compressor.formats.stores import Store
+from compressor.formats.stores import Store, open_store
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,9 @@ class Place:
     # The names the agent gives its session files (a regular expression a whole name matches), when it keeps side
     # files the patterns match too beside them (Qwen Code's <id>.ledger.jsonl): a match named otherwise is not listed.
     names: str = ""
+    # Stores named by glob patterns below the folder, every match one of its own (Cursor: a database a workspace),
+    # listed when the store reader that takes it says it keeps conversations (``StoreReader.holds``).
+    store_patterns: tuple[str, ...] = ()
 
     def root(self, home: Path, environ: Mapping[str, str]) -> Path | None:
         if self.env and environ.get(self.env):
@@ -107,9 +112,14 @@ PLACES: tuple[Place, ...] = (
     # Goose before it moved to the XDG folders (block/goose PR #1153, February 2025) kept a <name>.jsonl a session
     # under ~/.config/goose/sessions (messages only: the metadata line came in March, PR #1453); never imported.
     Place("goose", ".config/goose/sessions", ("*.jsonl",)),
-    # Cursor keeps every workspace's agent chats in its own storage database (table cursorDiskKV).
+    # Cursor keeps every workspace's agent chats in its own storage database (table cursorDiskKV); before that (2024)
+    # each workspace's database kept its chats (workspaceStorage/<hash>/state.vscdb, table ItemTable).
     *(
         Place("cursor", f"{base}/Cursor/User/globalStorage", (), stores=("state.vscdb",))
+        for base in (".config", "Library/Application Support")
+    ),
+    *(
+        Place("cursor", f"{base}/Cursor/User/workspaceStorage", (), store_patterns=("*/state.vscdb",))
         for base in (".config", "Library/Application Support")
     ),
     *(
@@ -189,10 +199,14 @@ def find_sessions(
             except OSError:
                 continue
             found.setdefault(path, _session(place.agent, path, info.st_size, info.st_mtime))
-        store = _store(root, place.stores)
-        measured = _measure(store) if store is not None else None
-        if store is not None and measured is not None:
-            found.setdefault(store, _session(place.agent, store, *measured))
+        stores = [
+            _store(root, place.stores),
+            *(p for p in _matches(root, place.store_patterns) if keeps_conversations(p)),
+        ]
+        for store in stores:
+            measured = _measure(store) if store is not None else None
+            if store is not None and measured is not None:
+                found.setdefault(store, _session(place.agent, store, *measured))
     return sorted(found.values(), key=lambda session: (session.modified, str(session.path)), reverse=True)
 
 
@@ -217,6 +231,29 @@ _NAMED: tuple[tuple[str, Place], ...] = tuple(
     if place.names and place.folder is not None
     for pattern in place.patterns
 )
+
+
+#: The places naming their stores by patterns, with where those are: their folder and patterns.
+_PATTERN_STORES: tuple[str, ...] = tuple(
+    f"{place.folder}/{pattern}"
+    for place in PLACES
+    if place.folder is not None
+    for pattern in place.store_patterns
+)
+
+
+def keeps_conversations(path: Path) -> bool:
+    """Whether a database a place's store pattern names keeps conversations, as the store reader that takes it says
+    (``StoreReader.holds``); opened read-only, for that question only. One no reader takes, or that cannot be
+    read, keeps none."""
+    try:
+        store = open_store(path)
+        if store is None:
+            return False
+        reader = next((reader for reader in STORE_READERS if reader.looks_like(store)), None)
+        return reader is not None and (reader.holds is None or reader.holds(store))
+    except (ConversationFormatError, FormatProblem, OSError):
+        return False
 
 
 def _superseded(path: Path, newer_suffix: str) -> bool:
@@ -252,14 +289,17 @@ def left_out(path: Path) -> bool:
     """A file or store folder that the standard places do not list, wherever its folder was found (a fleet
     walking any folder): an older copy beside its newer file (a place's pattern matches the path's tail,
     ``workspaceStorage/*/chatSessions/*.json``), an index, a store the agent migrated from to the first one
-    beside it, a file that store imported (by the names of the place's folder, its stores and files), or a side
-    file of an agent that names its sessions (below the place's folder, by the place's patterns and names)."""
+    beside it, a file that store imported (by the names of the place's folder, its stores and files), a side
+    file of an agent that names its sessions (below the place's folder, by the place's patterns and names), or a
+    store a place's store pattern names that keeps no conversation (``keeps_conversations``)."""
     if any(
         path.suffix != newer and path.match(pattern) and _superseded(path, newer)
         for pattern, newer in _REWRITTEN
     ):
         return True
     if any(path.match(where) and _side_file(path, place) for where, place in _NAMED):
+        return True
+    if any(path.match(where) for where in _PATTERN_STORES) and not keeps_conversations(path):
         return True
     for place in _BESIDE.get(path.parent.name, ()):
         if path.name in place.exclude:

@@ -110,8 +110,8 @@ STORE_READERS: tuple[StoreReader, ...] = (
     opencode.DATABASE_READER,
     goose_store.STORE_READER,
     crush.STORE_READER,
+    cursor_workspace.STORE_READER,  # before cursor's: it takes only a workspace database keeping chats of its own
     cursor.STORE_READER,
-    cursor_workspace.STORE_READER,
     amazon_q_store.STORE_READER,
     agents_sqlite.STORE_READER,
 )

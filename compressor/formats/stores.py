@@ -185,6 +185,9 @@ class StoreReader:
     name: str
     looks_like: Callable[[Store], bool]
     read: Callable[[Store], list[Conversation]]
+    # Whether a store it takes keeps conversations of its own, asked cheaply before one is listed among an agent's
+    # sessions (``places``: a store a pattern names, one of many); None: every store it takes does.
+    holds: Callable[[Store], bool] | None = None
 
 
 def open_store(source: Any, name: str | None = None) -> Store | None:

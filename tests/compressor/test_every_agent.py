@@ -16,7 +16,14 @@ import pytest
 
 from compressor.cli import main
 from compressor.formats.places import find_sessions, left_out
-from tests.compressor.formats import test_amazon_q, test_crush, test_cursor, test_goose, test_opencode
+from tests.compressor.formats import (
+    test_amazon_q,
+    test_crush,
+    test_cursor,
+    test_cursor_workspace,
+    test_goose,
+    test_opencode,
+)
 from tests.conftest import FIXTURES, fixture
 
 FORMATS = FIXTURES / "formats"
@@ -26,6 +33,7 @@ COPILOT_JSON = FORMATS / "copilot_chat" / "2d8e4f6a-0b1c-4d3e-9f5a-7b6c8d0e1f23.
 CODEX = FORMATS / "codex" / "rollout-2025-10-14T09-00-00-0199e0a4-5b6c-7d8e-9f01-23456789abcd.jsonl"
 CONTINUE = FORMATS / "continue" / "2f9b1c44-5e6a-4d7b-8c9d-0e1f2a3b4c5d.json"
 QWEN = FORMATS / "qwen" / "3f6c2a1e-9b7d-4e5f-a1c2-d3e4f5a6b7c8.jsonl"
+CURSOR_WORKSPACE = FORMATS / "cursor" / "workspace-2024.state.vscdb"
 GEMINI = FORMATS / "gemini" / "session-2025-09-18T10-12-7c1e2d3f.json"
 GOOSE_LEGACY = FORMATS / "goose" / "k7Qm2xTb.jsonl"
 #: The variables that move an agent's folder: the test's home holds every folder, so none may point elsewhere.
@@ -122,6 +130,12 @@ def build_home(home: Path) -> dict[str, Session]:
             test_cursor.database(_folder(home, ".config/Cursor/User/globalStorage") / "state.vscdb"),
             2,
         ),
+        Session(
+            "cursor",
+            _copy(home, CURSOR_WORKSPACE, ".config/Cursor/User/workspaceStorage/0c4a9e/state.vscdb"),
+            4,
+            key="cursor-workspace",
+        ),
         *(
             Session(
                 agent,
@@ -165,6 +179,10 @@ def build_home(home: Path) -> dict[str, Session]:
     by_agent = {session.name: session for session in sessions}
     shutil.copyfile(fixture(COPILOT_JSON), by_agent["copilot-chat"].path.with_suffix(".json"))
     shutil.copyfile(fixture(test_goose.SESSION), by_agent["goose"].path.parent / test_goose.SESSION.name)
+    # A newer Cursor's workspace database, which keeps only the ids of chats globalStorage holds.
+    test_cursor_workspace.newer_workspace(
+        _folder(home, ".config/Cursor/User/workspaceStorage/7d2b11") / "state.vscdb"
+    )
     # Qwen Code's prompt ledger beside its session (<id>.ledger.jsonl, sessionService.ts getPromptLedgerPath).
     ledger = by_agent["qwen-code"].path.with_suffix(".ledger.jsonl")
     ledger.write_text('{"v":1,"promptId":"p-1","state":"in_flight","at":1796160000000}\n')
@@ -216,6 +234,7 @@ STANDARD = (
     "goose-legacy",
     "opencode",
     "cursor",
+    "cursor-workspace",
     "amazon-q",
     "kiro-cli",
 )
@@ -284,7 +303,7 @@ def test_the_help_names_every_agent_runs_lists(capsys: pytest.CaptureFixture[str
     start = next(n for n, line in enumerate(lines) if line.strip().startswith("runs "))
     end = next(n for n in range(start + 1, len(lines)) if not lines[n].startswith(" " * 8))
     said = " ".join(line.strip() for line in lines[start:end])  # argparse wraps the help line
-    agents = {key.removesuffix("-legacy") for key in STANDARD}
+    agents = {key.removesuffix("-legacy").removesuffix("-workspace") for key in STANDARD}
     assert [agent for agent in sorted(agents) if agent not in said.split("places: ")[1]] == []
 
 

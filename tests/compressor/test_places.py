@@ -13,6 +13,7 @@ import pytest
 from compressor.cli import main
 from compressor.formats import load_conversations
 from compressor.formats.places import PLACES, find_sessions, left_out
+from tests.compressor.formats import test_cursor, test_cursor_workspace
 from tests.compressor.formats.test_opencode import STORAGE, migrate
 from tests.conftest import FIXTURES, TRANSCRIPTS, fixture
 
@@ -63,7 +64,9 @@ class TestFindSessions:
         assert find_sessions(tmp_path, environ={}) == []
 
     def test_every_place_names_an_agent_and_what_to_list(self) -> None:
-        assert all(place.agent and (place.patterns or place.stores) for place in PLACES)
+        assert all(
+            place.agent and (place.patterns or place.stores or place.store_patterns) for place in PLACES
+        )
 
 
 OPENCODE_DATA = ".local/share/opencode"
@@ -181,6 +184,45 @@ class TestQwenPlace:
         gemini = tmp_path / ".gemini/tmp/5f3a/chats/session-2026-11-29T09-00-abc.jsonl"
         elsewhere = tmp_path / "exports/p/chats/run-1.jsonl"  # no Qwen folder above it
         assert not left_out(gemini) and not left_out(elsewhere)
+
+
+class TestCursorWorkspacePlace:
+    """One database a workspace (``workspaceStorage/<hash>/state.vscdb``), each listed when it keeps chats."""
+
+    def workspaces(self, home: Path) -> tuple[Path, Path, Path]:
+        storage = home / ".config/Cursor/User/workspaceStorage"
+        for name in ("3f1a", "9b2c", "c07e"):
+            (storage / name).mkdir(parents=True)
+        older = test_cursor_workspace.copied(storage / "3f1a/state.vscdb")
+        upgraded = test_cursor_workspace.with_empty_newer_table(storage / "9b2c/state.vscdb")
+        newer = test_cursor_workspace.newer_workspace(storage / "c07e/state.vscdb")
+        (storage / "3f1a/workspace.json").write_text('{"folder": "file:///home/dev/app"}')
+        for age, path in enumerate((older, upgraded, newer)):
+            os.utime(path, (1_764_000_000 - age, 1_764_000_000 - age))
+        return older, upgraded, newer
+
+    def test_each_workspace_database_keeping_chats_is_listed(self, tmp_path: Path) -> None:
+        older, upgraded, _ = self.workspaces(tmp_path)
+        found = find_sessions(tmp_path, environ={})
+        assert [(s.agent, s.path) for s in found] == [("cursor", older), ("cursor", upgraded)]
+
+    def test_runs_reads_each_of_them(self, tmp_path: Path) -> None:
+        self.workspaces(tmp_path)
+        out, err = io.StringIO(), io.StringIO()
+        assert main(["runs", "--home", str(tmp_path), "--json"], out=out, err=err) == 0
+        assert [json.loads(line)["messages"] for line in out.getvalue().splitlines()] == [14, 14]
+
+    def test_a_folder_walk_leaves_out_the_ones_keeping_none(self, tmp_path: Path) -> None:
+        older, upgraded, newer = self.workspaces(tmp_path)
+        assert [left_out(path) for path in (older, upgraded, newer)] == [False, False, True]
+
+    def test_the_global_database_is_listed_beside_them(self, tmp_path: Path) -> None:
+        older, upgraded, _ = self.workspaces(tmp_path)
+        folder = tmp_path / ".config/Cursor/User/globalStorage"
+        folder.mkdir(parents=True)
+        database = test_cursor.database(folder / "state.vscdb")
+        found = {s.path for s in find_sessions(tmp_path, environ={})}
+        assert found == {older, upgraded, database}
 
 
 class TestRunsCommand:
