@@ -36,6 +36,16 @@ class TestRunModel:
         assert (capacity.tokens, capacity.source, capacity.from_run) == (200_000, "model", True)
         assert "not in openJiuwen's table" in capacity.note and "Anthropic" in capacity.note
 
+    @pytest.mark.parametrize(
+        "logged",
+        ["gpt-5.1-codex-max", "openai/gpt-5.1-codex-max", "gpt-5.1-codex", "gpt-5.2-codex", "gpt-5.3-codex"],
+    )
+    def test_codex_models_openjiuwen_lacks_have_their_published_window(self, logged: str) -> None:
+        """Codex logs these names; before, their runs were analysed in the 200,000 default."""
+        capacity = resolve_context_max(run_model=logged)
+        assert (capacity.tokens, capacity.source) == (400_000, "model")
+        assert "not in openJiuwen's table" in capacity.note
+
     def test_an_unknown_model_keeps_the_default(self) -> None:
         capacity = resolve_context_max(run_model="house-model-7")
         assert (capacity.tokens, capacity.source, capacity.from_run) == (200_000, "default", False)

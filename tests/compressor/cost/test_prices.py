@@ -11,13 +11,14 @@ import pytest
 from compressor.cost import Price, bundled_prices, find_price, price_table, read_prices
 from compressor.errors import ConfigError
 
-VENDOR_PAGES = {
-    "openai": "https://platform.openai.com/",
-    "anthropic": "https://docs.anthropic.com/",
-    "google": "https://ai.google.dev/",
-    "deepseek": "https://api-docs.deepseek.com/",
-    "qwen": "https://www.alibabacloud.com/",
-    "moonshot": "https://platform.moonshot.ai/",
+VENDOR_PAGES: dict[str, tuple[str, ...]] = {
+    "openai": ("https://platform.openai.com/",),
+    # Anthropic's docs moved to platform.claude.com; rows read before the move cite the old address
+    "anthropic": ("https://docs.anthropic.com/", "https://platform.claude.com/"),
+    "google": ("https://ai.google.dev/",),
+    "deepseek": ("https://api-docs.deepseek.com/",),
+    "qwen": ("https://www.alibabacloud.com/",),
+    "moonshot": ("https://platform.moonshot.ai/",),
 }
 
 
@@ -38,6 +39,11 @@ class TestBundledTable:
         assert 0 < row.cached_input <= row.input <= row.cache_write <= 2 * row.input
         assert row.output >= row.input
 
+    def test_codex_max_is_priced_as_openai_lists_it(self) -> None:
+        """Before, a gpt-5.1-codex-max run had no price (its tokens read as free)."""
+        row = bundled_prices()["gpt-5.1-codex-max"]
+        assert (row.input, row.cached_input, row.output) == (1.25, 0.125, 10.0)
+
     def test_a_write_surcharge_only_where_the_vendor_bills_one(self) -> None:
         surcharged = {row.provider for row in bundled_prices().values() if row.cache_write > row.input}
         assert surcharged == {"anthropic"}
@@ -55,6 +61,10 @@ class TestNames:
             ("gemini-3-pro-preview", "gemini-3-pro-preview"),
             ("openai/gpt-4o-2024-08-06", "gpt-4o"),
             ("qwen3-coder-plus", "qwen3-coder-plus"),
+            ("gpt-5.1-codex-max", "gpt-5.1-codex-max"),
+            ("openai/gpt-5.3-codex", "gpt-5.3-codex"),
+            ("claude-opus-4-6", "claude-opus-4-6"),
+            ("anthropic/claude-sonnet-4-6", "claude-sonnet-4-6"),
         ],
     )
     def test_a_logged_name_finds_its_row(self, logged: str, row: str) -> None:
