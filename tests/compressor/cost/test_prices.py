@@ -65,6 +65,7 @@ class TestNames:
             ("openai/gpt-5.3-codex", "gpt-5.3-codex"),
             ("claude-opus-4-6", "claude-opus-4-6"),
             ("anthropic/claude-sonnet-4-6", "claude-sonnet-4-6"),
+            ("gemini-3-flash-preview", "gemini-3-flash-preview"),
         ],
     )
     def test_a_logged_name_finds_its_row(self, logged: str, row: str) -> None:
