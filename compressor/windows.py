@@ -53,16 +53,24 @@ _PROVIDER = re.compile(r"^(?:[\w.-]+/)+")
 _SUFFIX = re.compile(r"(?:[-@](?:\d{8}|\d{4}-\d{2}-\d{2}|v\d+(?::\d+)?|latest|preview))+$", re.I)
 
 
+def logged_names(model: str) -> list[str]:
+    """The names a logged model is looked up by, in order: as logged, without its provider prefix, then also
+    without a date/version suffix (``models/gemini-3-flash-preview`` → ``gemini-3-flash-preview`` →
+    ``gemini-3-flash``): a table name may itself end in such a suffix."""
+    names = [model]
+    for name in (_PROVIDER.sub("", model), _SUFFIX.sub("", _PROVIDER.sub("", model))):
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
 def run_model_window(model: str) -> tuple[int, str, str] | None:
     """A window for a model named by a run's own file: (tokens, name matched, note), or None.
 
-    openJiuwen's table first, by the exact name; then by the name without a provider prefix or a date/version
-    suffix (``anthropic/claude-sonnet-4-5-20250929`` → ``claude-sonnet-4-5``); then our additions (noted).
+    openJiuwen's table first, by the names of ``logged_names`` (``anthropic/claude-sonnet-4-5-20250929`` →
+    ``claude-sonnet-4-5``); then our additions (noted).
     """
-    candidates = [model]
-    bare = _SUFFIX.sub("", _PROVIDER.sub("", model))
-    if bare and bare != model:
-        candidates.append(bare)
+    candidates = logged_names(model)
     for name in candidates:
         size = model_window(name)
         if size is not None:

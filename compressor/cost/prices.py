@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..errors import ConfigError
-from ..windows import _PROVIDER, _SUFFIX  # one rule for a logged model name, shared with the capacity table
+from ..windows import logged_names  # one rule for a logged model name, shared with the capacity table
 
 PER_TOKENS = 1_000_000  # every price in the table is per this many tokens
 
@@ -139,12 +139,8 @@ def find_price(model: str | None, table: Mapping[str, Price] | None = None) -> P
     if not model:
         return None
     rows = bundled_prices() if table is None else table
-    candidates = [model]
-    bare = _SUFFIX.sub("", _PROVIDER.sub("", model))
-    if bare and bare != model:
-        candidates.append(bare)
     lowered = {name.lower(): row for name, row in rows.items()}
-    for name in candidates:
+    for name in logged_names(model):
         found = rows.get(name) or lowered.get(name.lower())
         if found is not None:
             return found

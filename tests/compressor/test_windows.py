@@ -23,6 +23,9 @@ class TestRunModel:
             ("claude-sonnet-4-5-20250929", "claude-sonnet-4-5"),
             ("anthropic/claude-haiku-4-5@20251001", "claude-haiku-4-5"),
             ("models/gemini-2.5-pro", "gemini-2.5-pro"),
+            # a prefix before a name that itself ends in -preview: before, only the name without both was tried
+            ("models/gemini-3-flash-preview", "gemini-3-flash-preview"),
+            ("google/gemini-3-pro-preview", "gemini-3-pro-preview"),
         ],
     )
     def test_names_as_agents_log_them_find_openjiuwens_entry(self, logged: str, matched: str) -> None:

@@ -66,6 +66,8 @@ class TestNames:
             ("claude-opus-4-6", "claude-opus-4-6"),
             ("anthropic/claude-sonnet-4-6", "claude-sonnet-4-6"),
             ("gemini-3-flash-preview", "gemini-3-flash-preview"),
+            ("models/gemini-3-flash-preview", "gemini-3-flash-preview"),
+            ("google/gemini-3-pro-preview", "gemini-3-pro-preview"),
         ],
     )
     def test_a_logged_name_finds_its_row(self, logged: str, row: str) -> None:
