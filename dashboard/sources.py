@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from compressor.dumps import DumpRecord
 from compressor.errors import CompressorError
-from compressor.formats.source import RUN_FILE_SUFFIXES
+from compressor.formats.source import COMPRESSED_SUFFIXES, RUN_FILE_SUFFIXES
 from compressor.formats.stores import DATABASE_SUFFIXES, Store
 from compressor.image_tokens import is_image_part
 from compressor.jsontext import inert_escapes, may_hold_surrogates, writable_value
@@ -33,8 +33,13 @@ MAX_SESSION_CHARS = 2 * MAX_TOTAL_BYTES
 #: Member suffixes read from a zip (nested archives are not opened); SQLite session stores (OpenCode's
 #: ``opencode.db``, an Agents SDK session) are read from their bytes, never from a path.
 MEMBER_SUFFIXES: tuple[str, ...] = (*RUN_FILE_SUFFIXES, *DATABASE_SUFFIXES)
-#: What the Load page's uploader takes: the member suffixes and zip archives.
-UPLOAD_TYPES: tuple[str, ...] = (*(suffix.lstrip(".") for suffix in MEMBER_SUFFIXES), "zip")
+#: What the Load page's uploader takes: the member suffixes, compressed files by their last suffix alone (a
+#: browser's file picker matches one), and zip archives.
+UPLOAD_TYPES: tuple[str, ...] = (
+    *(suffix.lstrip(".") for suffix in MEMBER_SUFFIXES if not suffix.endswith(COMPRESSED_SUFFIXES)),
+    *(suffix.lstrip(".") for suffix in COMPRESSED_SUFFIXES),
+    "zip",
+)
 
 
 @dataclass(frozen=True)
@@ -177,6 +182,13 @@ def within_session_budget(
     return kept
 
 
+def _skipped(label: str, suffixes: Sequence[str]) -> str:
+    """Why a member is skipped: the suffixes it may have, their compressed forms said once."""
+    plain = [suffix for suffix in suffixes if not suffix.endswith(COMPRESSED_SUFFIXES)]
+    also = f" (compressed too: {', '.join(COMPRESSED_SUFFIXES)})" if len(plain) < len(suffixes) else ""
+    return f"{label}: skipped, not a {', '.join(plain)} file{also}"
+
+
 def expand_zip(
     file: str,
     data: bytes,
@@ -211,7 +223,7 @@ def expand_zip(
         for info in infos:
             label = f"{file}/{info.filename}"
             if not info.filename.lower().endswith(tuple(suffixes)):
-                errors.append(f"{label}: skipped, not a {', '.join(suffixes)} file")
+                errors.append(_skipped(label, suffixes))
                 continue
             if (
                 info.filename in seen

@@ -21,8 +21,8 @@ from ..formats.stores import DATABASE_SUFFIXES
 from ..jsontext import encodable
 from .values import Broken
 
-#: What the readers take (``formats``): run files and SQLite stores.
-SUFFIXES: frozenset[str] = frozenset((*RUN_FILE_SUFFIXES, *DATABASE_SUFFIXES))
+#: What the readers take (``formats``): run files (compressed ones too: ``.jsonl.zst``) and SQLite stores.
+SUFFIXES: tuple[str, ...] = (*RUN_FILE_SUFFIXES, *DATABASE_SUFFIXES)
 #: Folders never walked: caches and version control hold no runs.
 SKIPPED_FOLDERS: frozenset[str] = frozenset({".git", "__pycache__", "node_modules", ".venv"})
 
@@ -95,7 +95,7 @@ def _walk(folder: Path, broken: list[Broken]) -> Iterable[Path]:
             continue
         folders[:] = sorted(f for f in folders if f not in SKIPPED_FOLDERS)
         for name in sorted(files):
-            if Path(name).suffix.lower() in SUFFIXES:
+            if name.lower().endswith(SUFFIXES):
                 path = Path(root) / name
                 if encodable(str(path)) != str(path):  # as Dump review does: DuckDB and pages take only UTF-8
                     broken.append(Broken(encodable(str(path)), "the file name is not valid UTF-8; rename it"))

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from compressor.errors import ConversationFormatError
+from compressor.formats.compressed import hidden_by_plain_sibling
 from compressor.formats.problems import FormatProblem
 from compressor.formats.registry import STORE_READERS
 from compressor.formats.stores import Store, open_store
@@ -73,7 +74,14 @@ _CHAT_SESSIONS = tuple(
 #: The standard places, as each agent documents them (README: "Formats it reads").
 PLACES: tuple[Place, ...] = (
     Place("claude-code", ".claude/projects", ("**/*.jsonl",), env="CLAUDE_CONFIG_DIR", env_suffix="projects"),
-    Place("codex", ".codex/sessions", ("**/rollout-*.jsonl",), env="CODEX_HOME", env_suffix="sessions"),
+    # Codex 0.137 on rewrites a rollout idle for a week as rollout-….jsonl.zst (codex-rs/rollout compression.rs)
+    Place(
+        "codex",
+        ".codex/sessions",
+        ("**/rollout-*.jsonl", "**/rollout-*.jsonl.zst"),
+        env="CODEX_HOME",
+        env_suffix="sessions",
+    ),
     Place("gemini-cli", ".gemini/tmp", ("*/chats/session-*.json", "*/chats/session-*.jsonl")),
     # Qwen Code names a session <id>.jsonl and lists only those (sessionService.ts SESSION_FILE_PATTERN): beside them
     # it keeps each session's side files, <id>.ledger.jsonl (its prompt ledger), <id>.worktree.json, <id>.pr.json.
@@ -192,7 +200,12 @@ def find_sessions(
         if root is None or not root.is_dir():
             continue
         for path in _matches(root, place.patterns):
-            if path.name in place.exclude or _side_file(path, place) or _superseded(path, place.newer_suffix):
+            if (
+                path.name in place.exclude
+                or _side_file(path, place)
+                or _superseded(path, place.newer_suffix)
+                or hidden_by_plain_sibling(path)
+            ):
                 continue
             try:
                 info = path.stat()
@@ -290,8 +303,11 @@ def left_out(path: Path) -> bool:
     walking any folder): an older copy beside its newer file (a place's pattern matches the path's tail,
     ``workspaceStorage/*/chatSessions/*.json``), an index, a store the agent migrated from to the first one
     beside it, a file that store imported (by the names of the place's folder, its stores and files), a side
-    file of an agent that names its sessions (below the place's folder, by the place's patterns and names), or a
-    store a place's store pattern names that keeps no conversation (``keeps_conversations``)."""
+    file of an agent that names its sessions (below the place's folder, by the place's patterns and names), a
+    store a place's store pattern names that keeps no conversation (``keeps_conversations``), or a compressed file
+    beside its plain one (``x.jsonl.zst`` while ``x.jsonl`` is there: the same run, mid-rewrite)."""
+    if hidden_by_plain_sibling(path):
+        return True
     if any(
         path.suffix != newer and path.match(pattern) and _superseded(path, newer)
         for pattern, newer in _REWRITTEN

@@ -6,6 +6,7 @@ Invariant: every problem a format module finds is a ``FormatProblem`` carrying a
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -142,3 +143,37 @@ def problem_from_validation(error: ValidationError, loc: Loc) -> FormatProblem:
     if kind.endswith("_type") or kind in {"literal_error", "string_too_short"}:
         message = f"{message}, got {short(value)}"
     return FormatProblem(where, message)
+
+
+def is_one_document(text: str) -> bool:
+    """The text is one JSON value (a ``.jsonl`` name on one pretty-printed document)."""
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def first_line_number(text: str) -> int:
+    """The number of the text's first line that is not blank."""
+    return next((number for number, line in enumerate(text.split("\n"), start=1) if line.strip()), 1)
+
+
+def first_line_is_json(text: str) -> bool:
+    """The first line that is not blank is one JSON value (JSONL under a ``.json`` name)."""
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    try:
+        json.loads(first)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def json_problem(error: json.JSONDecodeError, text: str) -> str:
+    """What a text json could not read has wrong, in one line that says where."""
+    if error.pos >= len(text.rstrip()):
+        return f"not valid JSON: the text ends early at line {error.lineno} (truncated?)"
+    if error.msg.startswith("Unterminated string"):
+        where = f"line {error.lineno} column {error.colno}"
+        return f"not valid JSON: the text ends inside a string that starts at {where} (truncated?)"
+    return f"not valid JSON at line {error.lineno} column {error.colno} ({error.msg})"

@@ -1,7 +1,8 @@
 """Turn a source (path, JSON or JSONL text, bytes, list or dict) into parsed JSON values, read-only.
 
 Invariant: input files are opened for reading only, files over MAX_FILE_BYTES are refused from their
-size before any byte is read, and nesting is bounded so no later step can hit a RecursionError.
+size before any byte is read (a compressed file's text is refused once it passes it), and nesting is bounded so
+no later step can hit a RecursionError.
 """
 
 from __future__ import annotations
@@ -17,8 +18,29 @@ from pathlib import Path
 from typing import Any
 
 from compressor.errors import ConversationFormatError
+from compressor.formats.compressed import (
+    COMPRESSED_SUFFIXES,
+    GZIP_MAGIC,
+    ZSTD_MAGIC,
+    compression_of,
+    damaged,
+    decompressed,
+    decompression_errors,
+    inner_name,
+    opened,
+    read_bounded,
+    refuse_past,
+)
 from compressor.formats.lines import Lines, Values, decode_line, shared_keys_decoder
-from compressor.formats.problems import FormatProblem, Loc, unreadable_number
+from compressor.formats.problems import (
+    FormatProblem,
+    Loc,
+    first_line_is_json,
+    first_line_number,
+    is_one_document,
+    json_problem,
+    unreadable_number,
+)
 
 #: Larger files are refused without being read (the dashboard and CLI hold a conversation in memory).
 MAX_FILE_BYTES = 200 * 1024 * 1024
@@ -27,7 +49,11 @@ MAX_DEPTH = 100
 
 #: Names of the files the readers take: JSON and JSONL of every agent, SWE-agent trajectories (the content decides
 #: the format; these only pick which files a folder walk or a file picker offers).
-RUN_FILE_SUFFIXES: tuple[str, ...] = (".json", ".jsonl", ".ndjson", ".traj")
+_PLAIN_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj")
+RUN_FILE_SUFFIXES: tuple[str, ...] = (
+    *_PLAIN_SUFFIXES,
+    *(plain + compressed for compressed in COMPRESSED_SUFFIXES for plain in _PLAIN_SUFFIXES),
+)
 _JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 _MB = 1024 * 1024
 #: Bytes read at a time when a file's top-level array is parsed element by element.
@@ -63,7 +89,7 @@ def read_source(source: Source, name: str | None = None) -> Document:
     if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
         path = Path(source)
         label = name or str(source)
-        stem = _stem(name) if name else path.stem
+        stem = _stem(name or path.name)
         jsonl = _is_jsonl(name or path.name)
         if jsonl:
             read = read_lines(path)
@@ -81,6 +107,8 @@ def read_source(source: Source, name: str | None = None) -> Document:
         label = name or "<bytes>"
         data = bytes(source)
         _check_size(len(data), label)
+        if compression_of(data) is not None:
+            data = decompressed(data, MAX_FILE_BYTES, label)
         return _parse_bytes(data, label, _stem(name), _is_jsonl(name))
     if isinstance(source, str):
         label = name or "<text>"
@@ -108,11 +136,11 @@ def _looks_like_path(text: str) -> bool:
 
 
 def _stem(name: str | None) -> str:
-    return Path(name).stem if name else "conversation"
+    return Path(inner_name(name)).stem if name else "conversation"
 
 
 def _is_jsonl(name: str | None) -> bool:
-    return bool(name) and Path(str(name)).suffix.lower() in _JSONL_SUFFIXES
+    return bool(name) and Path(inner_name(str(name))).suffix.lower() in _JSONL_SUFFIXES
 
 
 def _check_size(size: int, label: str) -> None:
@@ -133,13 +161,22 @@ def _read_file(path: Path, label: str) -> bytes:
     if stat.S_ISDIR(info.st_mode):
         raise ConversationFormatError(label, "is a directory, not a conversation file")
     _check_size(info.st_size, label)
+    kind: str | None = None
     try:
         with open(path, "rb") as handle:
+            kind = compression_of(handle.read(4))
+        with opened(path) as handle:
             # Read one byte past the limit: files that grow, or report no size, are still bounded.
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise ConversationFormatError(label, f"cannot read the file ({error.strerror or error})") from None
-    _check_size(len(data), label)
+            data = read_bounded(handle, MAX_FILE_BYTES + 1)
+    except decompression_errors() as error:  # OSError among them: a plain file that cannot be read
+        if kind is None:
+            reason = getattr(error, "strerror", None) or error
+            raise ConversationFormatError(label, f"cannot read the file ({reason})") from None
+        raise ConversationFormatError(label, damaged(kind, error)) from None
+    if kind is None:
+        _check_size(len(data), label)
+    else:
+        refuse_past(MAX_FILE_BYTES, len(data), label)
     return data
 
 
@@ -292,9 +329,9 @@ def read_array(path: str | os.PathLike[str], chunk_bytes: int = _CHUNK_BYTES) ->
     try:
         if os.stat(path).st_size > MAX_FILE_BYTES:
             return None
-        with open(path, "rb") as handle:
+        with opened(path) as handle:
             return _ArrayReader(handle, chunk_bytes).elements()
-    except (OSError, _ReadWhole):
+    except decompression_errors(_ReadWhole):
         return None
 
 
@@ -305,18 +342,18 @@ def read_lines(path: str | os.PathLike[str], chunk_bytes: int = _CHUNK_BYTES) ->
         size = os.stat(path).st_size
         if size > MAX_FILE_BYTES:
             return None
-        with open(path, "rb") as handle:
+        with opened(path) as handle:
             reader = _LineReader(handle, chunk_bytes, share_keys=size > WHOLE_TEXT_BYTES)
             lines, truncated = reader.lines(second_mark=True)
-    except (OSError, _ReadWhole, FormatProblem):
+    except decompression_errors(_ReadWhole, FormatProblem):
         return None
     return (lines, truncated) if lines else None
 
 
 #: Compressed files met where JSON is expected: magic bytes → the one line naming the problem.
 _COMPRESSED = {
-    b"\x28\xb5\x2f\xfd": "is zstd-compressed (Codex compresses rollouts a week old): decompress it first (zstd -d)",
-    b"\x1f\x8b": "is gzip-compressed: decompress it first (gunzip)",
+    ZSTD_MAGIC: "holds zstd-compressed data inside its compression: decompress it first (zstd -d)",
+    GZIP_MAGIC: "holds gzip-compressed data inside its compression: decompress it first (gunzip)",
 }
 
 
@@ -348,8 +385,8 @@ def _parse_text(text: str, label: str, stem: str, jsonl: bool) -> Document:
         except RecursionError:
             raise ConversationFormatError(label, f"nested deeper than {MAX_DEPTH} levels") from None
         except json.JSONDecodeError as error:
-            if not (error.msg == "Extra data" and _first_line_is_json(text)):
-                raise ConversationFormatError(label, _json_problem(error, text)) from None
+            if not (error.msg == "Extra data" and first_line_is_json(text)):
+                raise ConversationFormatError(label, json_problem(error, text)) from None
         except ValueError as error:  # valid JSON Python will not read: an integer past the digit limit
             raise ConversationFormatError(label, unreadable_number(error)) from None
         else:
@@ -358,41 +395,11 @@ def _parse_text(text: str, label: str, stem: str, jsonl: bool) -> Document:
     try:
         lines, truncated = _parse_lines(text)
     except FormatProblem as problem:
-        if jsonl and problem.loc.line == _first_line_number(text) and _is_one_document(text):
+        if jsonl and problem.loc.line == first_line_number(text) and is_one_document(text):
             # A ".jsonl" name on one pretty-printed JSON document: read it as the document it is.
             return _parse_text(text, label, stem, jsonl=False)
         raise ConversationFormatError(label, str(problem)) from None
     return Document(label=label, stem=stem, lines=lines, truncated_tail=truncated)
-
-
-def _is_one_document(text: str) -> bool:
-    try:
-        json.loads(text)
-    except (ValueError, RecursionError):
-        return False
-    return True
-
-
-def _first_line_number(text: str) -> int:
-    return next((number for number, line in enumerate(text.split("\n"), start=1) if line.strip()), 1)
-
-
-def _first_line_is_json(text: str) -> bool:
-    first = next((line for line in text.split("\n") if line.strip()), "")
-    try:
-        json.loads(first)
-    except (ValueError, RecursionError):
-        return False
-    return True
-
-
-def _json_problem(error: json.JSONDecodeError, text: str) -> str:
-    if error.pos >= len(text.rstrip()):
-        return f"not valid JSON: the text ends early at line {error.lineno} (truncated?)"
-    if error.msg.startswith("Unterminated string"):
-        where = f"line {error.lineno} column {error.colno}"
-        return f"not valid JSON: the text ends inside a string that starts at {where} (truncated?)"
-    return f"not valid JSON at line {error.lineno} column {error.colno} ({error.msg})"
 
 
 def _parse_lines(text: str) -> tuple[Lines, bool]:

@@ -173,8 +173,7 @@ def unpack_zip(name: str, data: bytes) -> Path:
     with archive:
         members = [m for m in archive.infolist() if not m.is_dir()][:MAX_MEMBERS]
         for number, member in enumerate(members):
-            suffix = PurePosixPath(member.filename).suffix.lower()
-            if suffix not in SUFFIXES or member.filename.startswith("__MACOSX/"):
+            if not member.filename.lower().endswith(SUFFIXES) or member.filename.startswith("__MACOSX/"):
                 continue
             total += member.file_size
             if total > MAX_UNPACKED_BYTES:

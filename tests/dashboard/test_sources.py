@@ -96,7 +96,8 @@ class TestZip:
         assert by_file["runs.zip/runs/bad.json"].error.startswith("runs.zip/runs/bad.json: ")
         assert (
             by_file["runs.zip/notes.txt"].error
-            == "runs.zip/notes.txt: skipped, not a .json, .jsonl, .ndjson, .traj, .db, .sqlite, .sqlite3, .vscdb file"
+            == "runs.zip/notes.txt: skipped, not a .json, .jsonl, .ndjson, .traj, .db, .sqlite, .sqlite3, .vscdb"
+            " file (compressed too: .zst, .gz)"
         )
 
     def test_a_path_held_twice_is_reported_and_the_first_kept(self) -> None:

@@ -300,26 +300,6 @@ class TestBadInput:
             rollout(*lines)
         assert str(error.value) == problem
 
-    @pytest.mark.parametrize(
-        ("magic", "problem"),
-        [
-            (
-                b"\x28\xb5\x2f\xfd",
-                "is zstd-compressed (Codex compresses rollouts a week old): decompress it first (zstd -d)",
-            ),
-            (b"\x1f\x8b", "is gzip-compressed: decompress it first (gunzip)"),
-        ],
-    )
-    def test_a_compressed_rollout_is_named_for_what_it_is(
-        self, tmp_path: Path, magic: bytes, problem: str
-    ) -> None:
-        # Codex's rollout compression worker (codex-rs/rollout) rewrites week-old rollouts as .jsonl.zst
-        path = tmp_path / "rollout-2026-09-02T14-43-05-01a06224.jsonl.zst"
-        path.write_bytes(magic + b"\x00\x58\xb5\x01compressed bytes")
-        with pytest.raises(ConversationFormatError) as error:
-            load_conversation(path)
-        assert str(error.value) == f"{path}: {problem}"
-
 
 class TestNewerItems:
     """Items later Codex versions write (``codex-rs/protocol/src/models.rs``: ``AdditionalTools``, ``AgentMessage``,
