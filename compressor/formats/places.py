@@ -82,6 +82,14 @@ PLACES: tuple[Place, ...] = (
         env="CODEX_HOME",
         env_suffix="sessions",
     ),
+    # a thread the user archived moves, whole, to archived_sessions/ (codex-rs/rollout: ARCHIVED_SESSIONS_SUBDIR)
+    Place(
+        "codex",
+        ".codex/archived_sessions",
+        ("rollout-*.jsonl", "rollout-*.jsonl.zst"),
+        env="CODEX_HOME",
+        env_suffix="archived_sessions",
+    ),
     Place("gemini-cli", ".gemini/tmp", ("*/chats/session-*.json", "*/chats/session-*.jsonl")),
     # Qwen Code names a session <id>.jsonl and lists only those (sessionService.ts SESSION_FILE_PATTERN): beside them
     # it keeps each session's side files, <id>.ledger.jsonl (its prompt ledger), <id>.worktree.json, <id>.pr.json.

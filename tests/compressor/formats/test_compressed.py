@@ -208,3 +208,14 @@ class TestCodexPlace:
             "rollout-2026-11-20T11-00-00-b.jsonl",
         ]
         assert all(load_conversations(session.path) for session in found)
+
+    def test_runs_lists_archived_rollouts(self, tmp_path: Path) -> None:
+        archived = tmp_path / ".codex" / "archived_sessions"
+        archived.mkdir(parents=True)
+        (archived / "rollout-2026-10-01T09-00-00-c.jsonl.zst").write_bytes(
+            framed(fixture(ROLLOUTS[0]).read_bytes())
+        )
+        found = [session for session in find_sessions(tmp_path, {}) if session.agent == "codex"]
+        assert [session.path.parent.name for session in found] == ["archived_sessions"]
+        moved = [s for s in find_sessions(tmp_path / "elsewhere", {"CODEX_HOME": str(tmp_path / ".codex")})]
+        assert [session.path.name for session in moved] == ["rollout-2026-10-01T09-00-00-c.jsonl.zst"]
