@@ -94,6 +94,16 @@ class TestSweepKept:
         assert held == list(counts)
         assert conversation == load_conversations(path)[0]
 
+    def test_the_rebuilt_run_has_the_fields_its_reader_set(self) -> None:
+        # what a dump or a copy of it writes (exclude_unset) is what the file gave, not every default spelt out
+        loaded = load_conversations(TAU_BENCH_5)[0]
+        rebuilt = rebuild(process_file(task(TAU_BENCH_5)).runs[0].kept, "cl100k_base", None)
+        for before, after in zip(
+            [*loaded.system, *loaded.messages], [*rebuilt.system, *rebuilt.messages], strict=True
+        ):
+            assert after.model_fields_set == before.model_fields_set
+        assert rebuilt.model_dump(exclude_unset=True) == loaded.model_dump(exclude_unset=True)
+
     def test_the_untouched_outcome_moved_to_a_setting_above_its_peak_is_sweeps(self, tmp_path: Path) -> None:
         capacity = 20_000
         grid = replace(GRID, context_max=capacity)
