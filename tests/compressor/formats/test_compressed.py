@@ -18,8 +18,8 @@ import zstandard
 
 from compressor.errors import ConversationFormatError
 from compressor.fleet import discover
-from compressor.formats import load_conversations, source
-from compressor.formats.compressed import CutShort, check_zstd_frames
+from compressor.formats import compressed, load_conversations, source
+from compressor.formats.compressed import ZSTD_MAGIC, CutShort, check_zstd_frames
 from compressor.formats.places import find_sessions
 from compressor.formats.source import RUN_FILE_SUFFIXES
 from compressor.messages import Conversation
@@ -170,6 +170,17 @@ class TestFrameWalk:
             writer.write(self.DATA[:100])
         stream = out.getvalue()
         check_zstd_frames(io.BytesIO(stream), len(stream))
+
+    def test_a_file_of_endless_empty_blocks_is_walked_only_so_far(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(compressed, "MAX_WALKED_BLOCKS", 1000)
+        empty_raw_block = (0).to_bytes(3, "little")  # not the last block, raw, no bytes
+        stream = ZSTD_MAGIC + bytes([0x00, 0x58]) + empty_raw_block * 5000  # a frame that never ends
+        check_zstd_frames(io.BytesIO(stream), len(stream))  # left to the decoder, quickly
+        monkeypatch.setattr(compressed, "MAX_WALKED_BLOCKS", 10_000)
+        with pytest.raises(CutShort):
+            check_zstd_frames(io.BytesIO(stream), len(stream))
 
     def test_an_empty_frame_passes(self) -> None:
         stream = zstandard.ZstdCompressor(write_checksum=True).compress(b"")
