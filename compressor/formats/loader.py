@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from compressor.errors import ConversationFormatError
 from compressor.formats.lines import Lines, Values
+from compressor.formats.parquet import read_parquet
 from compressor.formats.problems import FormatProblem, Loc, problem_from_validation, type_name
 from compressor.formats.registry import READERS, read_store, reader_for
 from compressor.formats.shape import Shape
@@ -124,10 +125,12 @@ def _read(source: Source | Store, name: str | None) -> tuple[str, list[Conversat
     store = open_store(source, name)  # a folder or an SQLite database: the store readers take it
     if store is not None:
         return _from_store(store)
-    document = read_source(source, name)
+    parquet = read_parquet(source, name)  # a Parquet file's rows: the lines a row-per-run JSONL would hold
+    document = parquet or read_source(source, name)
     try:
         if document.lines is not None:
-            conversations = _from_lines(document.lines, document.stem, consume=document.parsed)
+            rows = parquet is not None
+            conversations = _from_lines(document.lines, document.stem, consume=document.parsed, rows=rows)
             if document.truncated_tail:
                 torn = Reading(code="truncated_tail")
                 conversations = [
@@ -136,7 +139,7 @@ def _read(source: Source | Store, name: str | None) -> tuple[str, list[Conversat
             return document.label, conversations
         return document.label, _from_value(document.value, document.stem, consume=document.parsed)
     except FormatProblem as problem:
-        raise ConversationFormatError(document.label, str(problem)) from None
+        raise ConversationFormatError(document.label, _worded(problem, rows=parquet is not None)) from None
     except ValidationError as error:  # a safety net: the format modules convert their own
         raise ConversationFormatError(document.label, str(problem_from_validation(error, Loc()))) from None
     except RecursionError:
@@ -185,8 +188,17 @@ def _from_store(store: Store) -> tuple[str, list[Conversation]]:
         raise ConversationFormatError(store.label, str(problem_from_validation(error, Loc()))) from None
 
 
-def _from_lines(lines: Lines, stem: str, *, consume: bool = False) -> list[Conversation]:
-    """``consume``: the lines were parsed here, so a reader may empty the list as messages are built."""
+def _worded(problem: FormatProblem, *, rows: bool) -> str:
+    """A problem's line; a Parquet file's "line" is a row."""
+    if not rows or problem.loc.line is None:
+        return str(problem)
+    where = f"row {problem.loc.line}: {problem.loc.path}" if problem.loc.path else f"row {problem.loc.line}"
+    return f"{where}: {problem.problem}"
+
+
+def _from_lines(lines: Lines, stem: str, *, consume: bool = False, rows: bool = False) -> list[Conversation]:
+    """``consume``: the lines were parsed here, so a reader may empty the list as messages are built; ``rows``: they
+    are a Parquet file's rows."""
     if isinstance(lines[0][1], list):  # a run's messages a line (Pydantic AI's new_messages_json())
         return _from_lists(lines, stem, consume=consume)
     for number, value in lines:
@@ -197,8 +209,10 @@ def _from_lines(lines: Lines, stem: str, *, consume: bool = False) -> list[Conve
     if reader is None:
         number, first = lines[0]
         raise FormatProblem(
-            Loc(line=number),
-            f"unrecognised format: JSONL of objects with keys {_keys(first)}; {_tried()}",
+            Loc() if rows else Loc(line=number),
+            f"no column holds a conversation in a format I know (columns: {_keys(first)}); {_tried()}"
+            if rows
+            else f"unrecognised format: JSONL of objects with keys {_keys(first)}; {_tried()}",
         )
     return reader.read(shape)
 

@@ -47,11 +47,13 @@ MAX_FILE_BYTES = 200 * 1024 * 1024
 #: Deepest nesting of lists/objects we accept; real transcripts stay far below it.
 MAX_DEPTH = 100
 
-#: Names of the files the readers take: JSON and JSONL of every agent, SWE-agent trajectories (the content decides
-#: the format; these only pick which files a folder walk or a file picker offers).
+#: Names of the files the readers take: JSON and JSONL of every agent, SWE-agent trajectories, Parquet rows (the
+#: content decides the format; these only pick which files a folder walk or a file picker offers).
 _PLAIN_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj")
+PARQUET_SUFFIX = ".parquet"  # compressed inside (formats/parquet.py), never as a whole file
 RUN_FILE_SUFFIXES: tuple[str, ...] = (
     *_PLAIN_SUFFIXES,
+    PARQUET_SUFFIX,
     *(plain + compressed for compressed in COMPRESSED_SUFFIXES for plain in _PLAIN_SUFFIXES),
 )
 _JSONL_SUFFIXES = frozenset({".jsonl", ".ndjson"})

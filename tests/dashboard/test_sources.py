@@ -25,6 +25,7 @@ from dashboard.sources import (
     within_session_budget,
 )
 from dashboard.state import keys
+from tests.conftest import FIXTURES
 from tests.dashboard.conftest import DEMO, OPENJIUWEN_DUMPS, SAMPLES, demo_conversation, unescaped
 
 GOOD = json.dumps(
@@ -96,9 +97,21 @@ class TestZip:
         assert by_file["runs.zip/runs/bad.json"].error.startswith("runs.zip/runs/bad.json: ")
         assert (
             by_file["runs.zip/notes.txt"].error
-            == "runs.zip/notes.txt: skipped, not a .json, .jsonl, .ndjson, .traj, .db, .sqlite, .sqlite3, .vscdb"
-            " file (compressed too: .zst, .gz)"
+            == "runs.zip/notes.txt: skipped, not a .json, .jsonl, .ndjson, .traj, .parquet, .db, .sqlite, .sqlite3,"
+            " .vscdb file (compressed too: .zst, .gz)"
         )
+
+    def test_a_parquet_member_and_upload_load(self) -> None:
+        """Rows of runs kept as Parquet (a Hub dataset's file) load from a zip and as an upload alike."""
+        data = (FIXTURES / "formats" / "parquet" / "swe-smith-trajectories.parquet").read_bytes()
+        assert "parquet" in sources.UPLOAD_TYPES
+        (member,) = parse_upload("runs.zip", zipped({"train-00000-of-00001.parquet": data}))
+        (upload,) = parse_upload("train.parquet", data)
+        assert member.ok and upload.ok
+        assert [len(c.messages) for c in member.conversations] == [
+            len(c.messages) for c in upload.conversations
+        ]
+        assert [len(c.messages) for c in upload.conversations] == [4, 2]
 
     def test_a_path_held_twice_is_reported_and_the_first_kept(self) -> None:
         archive = io.BytesIO()

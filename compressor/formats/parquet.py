@@ -1,0 +1,177 @@
+"""Parquet files of agent runs (trajectory datasets on the Hugging Face Hub, Harbor's ``traces export --push``): a
+row a run, read through DuckDB and handed to the readers as the JSONL lines the same rows would be.
+
+Invariant: a file is only read, by DuckDB from its absolute path (never a URL, a glob or a second file); one over
+MAX_FILE_BYTES is refused from its size, and rows whose text passes that limit once read are refused too; a row
+is a dict of its columns, structs and maps dicts, lists lists, a JSON or string column the string it holds.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from compressor.errors import ConversationFormatError
+from compressor.formats.lines import Lines
+from compressor.formats.problems import FormatProblem, Loc
+from compressor.formats.source import MAX_FILE_BYTES, PARQUET_SUFFIX, Document, Source, check_depth
+
+#: A Parquet file begins (and ends) with these four bytes; the content decides, as for every other format.
+PARQUET_MAGIC = b"PAR1"
+#: Rows converted at a time: DuckDB hands out a batch, the batch becomes Python values, then the next is asked.
+BATCH_ROWS = 64
+#: Characters DuckDB reads as a glob in a path; a path holding one is read through a plain-named link instead.
+_GLOB_CHARS = re.compile(r"[*?\[\]{}]")
+_MB = 1024 * 1024
+
+
+def read_parquet(source: Source, name: str | None = None) -> Document | None:
+    """The rows of a Parquet file (a path, or an upload's bytes) as a Document of lines numbered from 1; None when
+    ``source`` is not Parquet (the JSON readers take it). Problems are ConversationFormatError naming the file."""
+    if isinstance(source, bytes | bytearray | memoryview):
+        data = bytes(source)
+        if not data.startswith(PARQUET_MAGIC):
+            return None
+        label = name or "<bytes>"
+        _check_size(len(data), label)
+        with _written(data) as path:
+            return _document(path, label, name)
+    if not isinstance(source, os.PathLike | str) or not _is_parquet_path(source, name):
+        return None
+    path = Path(source)
+    label = name or str(source)
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None  # read_source names the problem (no such file, cannot read it)
+    if stat.S_ISDIR(info.st_mode):
+        return None  # a folder named *.parquet: read_source says it is a directory
+    _check_size(info.st_size, label)
+    with _plain_named(path.resolve()) as plain:
+        return _document(plain, label, name or path.name)
+
+
+def _is_parquet_path(source: str | os.PathLike[str], name: str | None) -> bool:
+    if isinstance(source, str) and (not source.strip() or source.lstrip()[0] in "[{" or "\n" in source):
+        return False  # JSON text, not a path
+    if str(name or source).lower().endswith(PARQUET_SUFFIX):
+        return True
+    try:
+        with open(source, "rb") as handle:
+            return handle.read(4) == PARQUET_MAGIC
+    except (OSError, ValueError):
+        return False  # not a readable file: read_source names the problem
+
+
+def _check_size(size: int, label: str) -> None:
+    if size > MAX_FILE_BYTES:
+        raise ConversationFormatError(
+            label, f"is {size / _MB:.1f} MB, over the {MAX_FILE_BYTES // _MB} MB limit; refusing to read it"
+        )
+
+
+@contextmanager
+def _written(data: bytes) -> Iterator[Path]:
+    """An upload's bytes as a file DuckDB can open, gone afterwards."""
+    with tempfile.TemporaryDirectory(prefix="compaction-lab-parquet-") as folder:
+        path = Path(folder) / "upload.parquet"
+        path.write_bytes(data)
+        yield path
+
+
+@contextmanager
+def _plain_named(path: Path) -> Iterator[Path]:
+    """``path``, or a link to it with a plain name when its own holds a character DuckDB would read as a glob."""
+    if not _GLOB_CHARS.search(str(path)):
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="compaction-lab-parquet-") as folder:
+        link = Path(folder) / "run.parquet"
+        link.symlink_to(path)
+        yield link
+
+
+def _document(path: Path, label: str, name: str | None) -> Document:
+    stem = Path(name).stem if name else "conversation"
+    return Document(label=label, stem=stem, lines=_rows(path, label))
+
+
+def _rows(path: Path, label: str) -> Lines:
+    import duckdb
+
+    lines = Lines()
+    converter = _Converter(label)
+    number = 0
+    try:
+        with duckdb.connect(":memory:", config={"threads": 1}) as connection:
+            result = connection.execute("SELECT * FROM read_parquet(?)", [str(path)])
+            columns = [column[0] for column in result.description or ()]
+            while batch := result.fetchmany(BATCH_ROWS):
+                for values in batch:
+                    number += 1
+                    row = {
+                        column: converter.plain(value) for column, value in zip(columns, values, strict=True)
+                    }
+                    try:
+                        check_depth(row, Loc())
+                    except FormatProblem as problem:
+                        raise ConversationFormatError(label, f"row {number}: {problem.problem}") from None
+                    lines.append(number, row)
+                del batch
+    except RecursionError:
+        raise ConversationFormatError(label, f"row {number + 1}: nested too deep to read") from None
+    except duckdb.Error as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ConversationFormatError(
+            label, f"is not a readable Parquet file ({reason.replace(str(path), label)})"
+        ) from None
+    if not lines:
+        raise ConversationFormatError(label, "is a Parquet file with no rows")
+    return lines
+
+
+class _Converter:
+    """DuckDB's Python values made plain JSON values, counting the characters of text held so far."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.chars = 0
+
+    def plain(self, value: Any) -> Any:
+        if isinstance(value, str):
+            self._count(len(value))
+            return value
+        if value is None or isinstance(value, bool | int | float):
+            return value
+        if isinstance(value, dict):
+            return {str(key): self.plain(item) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.plain(item) for item in value]
+        if isinstance(value, Decimal):
+            return int(value) if value == value.to_integral_value() else float(value)
+        if isinstance(value, datetime | date | time):
+            return value.isoformat()
+        if isinstance(value, timedelta):
+            return value.total_seconds()
+        if isinstance(value, bytes | bytearray | memoryview):
+            return self.plain(bytes(value).decode("utf-8", errors="replace"))
+        return self.plain(str(value))  # UUID, and what DuckDB may add: its text
+
+    def _count(self, size: int) -> None:
+        self.chars += size
+        if self.chars > MAX_FILE_BYTES:
+            raise ConversationFormatError(
+                self.label,
+                f"holds over {MAX_FILE_BYTES // _MB} MB of text in its rows, over the limit; refusing to read it",
+            )
+
+
+__all__ = ["BATCH_ROWS", "PARQUET_MAGIC", "PARQUET_SUFFIX", "read_parquet"]
