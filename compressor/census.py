@@ -102,6 +102,12 @@ READING_TEXT: dict[str, tuple[str, str]] = {
         "{count} lines of branches the session left (a rewind or an edited prompt) are left out: the agent went on "
         "from an earlier turn without them",
     ),
+    "kept_messages_read_again": (
+        "{count} message a compaction kept is read again after its summary: the agent sent it in the window after "
+        "the compaction",
+        "{count} messages compactions kept are read again after their summaries: the agent sent them in the windows "
+        "after the compactions",
+    ),
 }
 
 

@@ -9,6 +9,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+#: The ``Message.metadata`` key a reader puts on a message a recorded compaction kept verbatim and the agent sent
+#: again right beside its summary (e.g. Claude Code 2.1's ``preservedSegment``); its value names the compaction.
+KEPT_BY_COMPACTION = "kept_by_compaction"
+
 
 class RecordedCompaction(BaseModel):
     """A compaction the agent itself made and its file records: where its summary sits and what it says."""

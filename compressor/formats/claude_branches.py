@@ -31,23 +31,25 @@ READ_TYPES = ("user", "assistant", "attachment")
 
 def abandoned(lines: Iterable[Any], *, sidechain: bool = False) -> frozenset[str]:
     """The ``uuid`` of every line on a branch the session did not go on with (see the module docstring)."""
+    nodes = linked_lines(lines, sidechain=sidechain)
+    leaf = next((uuid for uuid in reversed(nodes) if is_read(nodes[uuid])), None)
+    if leaf is None:
+        return frozenset()
+    live = with_parallel_lines(nodes, _chain(nodes, leaf))
+    return frozenset(uuid for uuid, off in _off_the_chain(nodes, live).items() if off)
+
+
+def linked_lines(lines: Iterable[Any], *, sidechain: bool = False) -> dict[str, dict[str, Any]]:
+    """The lines the links tie together, by ``uuid``, in file order: a line logged twice keeps its first place;
+    sidechain lines only in a subagent's own file."""
     nodes: dict[str, dict[str, Any]] = {}
-    leaf: str | None = None
     for line in lines:
         if not isinstance(line, dict) or (line.get("isSidechain") is True and not sidechain):
             continue
         uuid = line.get("uuid")
-        if not isinstance(uuid, str) or not uuid:
-            continue
-        if uuid in nodes:
-            continue  # a line logged twice keeps its first place (and is no later leaf)
-        nodes[uuid] = line
-        if is_read(line):
-            leaf = uuid
-    if leaf is None:
-        return frozenset()
-    live = _with_parallel_lines(nodes, _chain(nodes, leaf))
-    return frozenset(uuid for uuid, off in _off_the_chain(nodes, live).items() if off)
+        if isinstance(uuid, str) and uuid and uuid not in nodes:
+            nodes[uuid] = line
+    return nodes
 
 
 def is_read(line: dict[str, Any]) -> bool:
@@ -56,7 +58,8 @@ def is_read(line: dict[str, Any]) -> bool:
     return kind in READ_TYPES or (kind == "system" and line.get("subtype") == "local_command")
 
 
-def _parent(line: dict[str, Any], *, logical: bool) -> str | None:
+def parent(line: dict[str, Any], *, logical: bool) -> str | None:
+    """The line a line follows; with ``logical``, a compaction boundary follows its ``logicalParentUuid``."""
     parent = line.get(PARENT)
     if parent is None and logical and line.get("subtype") == "compact_boundary":
         parent = line.get(LOGICAL_PARENT)
@@ -69,11 +72,11 @@ def _chain(nodes: dict[str, dict[str, Any]], leaf: str) -> set[str]:
     current: str | None = leaf
     while current is not None and current in nodes and current not in chain:
         chain.add(current)
-        current = _parent(nodes[current], logical=True)
+        current = parent(nodes[current], logical=True)
     return chain
 
 
-def _with_parallel_lines(nodes: dict[str, dict[str, Any]], chain: set[str]) -> set[str]:
+def with_parallel_lines(nodes: dict[str, dict[str, Any]], chain: set[str]) -> set[str]:
     """The chain, with the other lines of each reply on it and the tool results that hang off the reply's lines."""
     replies: dict[str, list[str]] = {}
     for uuid, line in nodes.items():
@@ -88,7 +91,7 @@ def _with_parallel_lines(nodes: dict[str, dict[str, Any]], chain: set[str]) -> s
     results = {
         uuid
         for uuid, line in nodes.items()
-        if uuid not in live and _parent(line, logical=False) in live and _holds_tool_result(line)
+        if uuid not in live and parent(line, logical=False) in live and _holds_tool_result(line)
     }
     return live | results
 
@@ -127,6 +130,6 @@ def _off_the_chain(nodes: dict[str, dict[str, Any]], live: set[str]) -> dict[str
                 break
             path.append(current)
             seen.add(current)
-            current = _parent(nodes[current], logical=False)
+            current = parent(nodes[current], logical=False)
         verdict.update(dict.fromkeys(path, reached))
     return verdict

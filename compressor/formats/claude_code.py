@@ -15,6 +15,8 @@ except ``uuid`` and ``timestamp`` of the reply's first line.
 Compactions: a ``system`` line with ``subtype: "compact_boundary"`` marks one Claude Code made; its
 ``compactMetadata`` (``trigger``, ``preTokens``) is kept on the continuation summary that follows it (the user line
 flagged ``isCompactSummary``), which ``claude_turns`` records as a compaction (``preTokens`` → ``tokens_before``).
+When a 2.1 compaction kept the newest messages verbatim (``compactMetadata.preservedSegment``), they are read again
+after the line they hang off (``claude_kept``), so from the summary on the messages are the window the agent sent.
 User turns are classified by Claude Code's rules, shared with the Engram reader (``claude_turns``). The session
 id (``sessionId``) and the model of the latest reply go to the conversation's metadata.
 
@@ -64,7 +66,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from compressor.formats import anthropic, claude_branches, claude_turns
+from compressor.formats import anthropic, claude_branches, claude_kept, claude_turns
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, type_name
 from compressor.formats.shape import Reader
 from compressor.formats.tally import assemble
@@ -134,6 +136,8 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str, sidechain: bool
     the lines of a subagent's own transcript."""
     located = list(located)  # read twice: once for the branch the session went on with, once for its messages
     left_behind = claude_branches.abandoned((value for _, value in located), sidechain=sidechain)
+    segments = claude_kept.kept_segments((value for _, value in located), sidechain=sidechain)
+    marks: dict[str, int] = {}  # where each compaction boundary stood among the messages (claude_kept)
     rewound: set[str] = set()
     entries: list[Message | _Reply] = []
     replies: dict[str, _Reply] = {}
@@ -165,6 +169,8 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str, sidechain: bool
         if line.get("type") == "system" and line.get("subtype") == COMPACT_BOUNDARY:
             meta = line.get(claude_turns.COMPACT_METADATA)
             boundary = meta if isinstance(meta, dict) else _headless_boundary(line.get("compact_metadata"))
+            if isinstance(line.get("uuid"), str):
+                marks.setdefault(line["uuid"], len(entries))
             continue
         if line.get(SIDECHAIN) is True and not sidechain:
             continue
@@ -218,6 +224,7 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str, sidechain: bool
                 replies[reply_id] = reply
         _add_line(reply, message, message_loc)
     messages = [entry if isinstance(entry, Message) else _finish(entry) for entry in entries]
+    messages, kept = claude_kept.with_kept(messages, segments, marks)
     turns = claude_turns.classify(messages)
     metadata: dict[str, Any] = {"agent": "claude-code"}
     if isinstance(session, str):
@@ -240,6 +247,7 @@ def from_lines(located: Iterable[tuple[Loc, Any]], *, name: str, sidechain: bool
     turns.tally.add("synthetic_replies_left_out", synthetic)
     turns.tally.add("lines_skipped", unrendered, detail="attachments with no rendered text")
     turns.tally.add("rewound_lines_left_out", len(rewound))
+    turns.tally.add("kept_messages_read_again", kept)
     return assemble(
         turns.messages,
         [],

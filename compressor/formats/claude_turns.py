@@ -6,7 +6,8 @@ summary (Claude Code's own compaction) at the message that carries it; nothing e
 Roles. A user turn is a real request unless Claude Code wrote it:
 - the continuation summary that replaces the history after a compaction ("This session is being continued from a
   previous conversation that ran out of context…", flagged ``isCompactSummary`` in session files) — internal, and
-  a recorded compaction; ``tokens_before`` is the ``preTokens`` of the ``compact_boundary`` line before it;
+  a recorded compaction; ``tokens_before`` is the ``preTokens`` of the ``compact_boundary`` line before it (an
+  earlier summary a later compaction kept, read again beside the new one, is not recorded twice);
 - background-task notices (``<task-notification>``), the caveat before local commands, local command output
   (``<local-command-stdout>``/``stderr``), shell-mode input and output (``<bash-input>``, ``<bash-stdout>``…),
   interrupt markers (``[Request interrupted by user…]``), a skill's injected instructions ("Base directory for
@@ -28,6 +29,7 @@ from typing import Any
 from compressor.formats.roles import TurnRules
 from compressor.formats.tally import Tally, fill_unanswered
 from compressor.messages import Message, RecordedCompaction
+from compressor.run_records import KEPT_BY_COMPACTION
 
 SOURCE = "claude-code"
 #: How Claude Code's continuation summary starts (its compaction prompt's fixed opening).
@@ -40,6 +42,8 @@ COMPACT_METADATA = "compactMetadata"
 META = "isMeta"
 #: The flag the session reader puts on a message the person typed while the model was working (a request).
 QUEUED = "queuedCommand"
+#: The metadata key of a message a compaction kept, read again after its summary (``claude_kept``).
+KEPT = KEPT_BY_COMPACTION
 
 CLAUDE_CODE_RULES = TurnRules(
     internal_prefixes=(
@@ -93,7 +97,8 @@ def classify(messages: list[Message]) -> ClaudeTurns:
         if not text and not meta:  # an image or a file the person attached, without words
             continue
         if is_summary(message):
-            compactions.append(_compaction(index, message))
+            if KEPT not in (message.metadata or {}):  # not an earlier summary a later compaction kept
+                compactions.append(_compaction(index, message))
         elif meta:
             pass  # Claude Code wrote it, whatever it says
         elif text.startswith(COMMAND_PREFIXES):

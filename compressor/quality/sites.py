@@ -16,6 +16,7 @@ from pathlib import Path
 from ..dumps import DumpRecord, index_dumps, read_dump
 from ..errors import DumpFormatError
 from ..messages import Conversation, Message, ToolDef
+from ..run_records import KEPT_BY_COMPACTION
 from ..tokens import TokenCounter, get_counter
 from .compactions import ScoredCompaction, ScoreReport, decay, score_span
 
@@ -71,6 +72,7 @@ def recorded_sites(conversation: Conversation) -> list[Site]:
             origin=compaction.source,
             span=tuple(messages[start:end]),
             offset=start,
+            kept=_kept_beside(messages, compaction.index),
             carriers=carriers,
             summary=compaction.summary,
             carrier=messages[compaction.index] if compaction.index < len(messages) else None,
@@ -81,6 +83,21 @@ def recorded_sites(conversation: Conversation) -> list[Site]:
             zip(conversation.recorded_compactions, recorded_spans(conversation), strict=True)
         )
     ]
+
+
+def _kept_beside(messages: Sequence[Message], index: int) -> tuple[Message, ...]:
+    """The messages the compaction whose summary is at ``index`` kept verbatim: those marked so by the reader
+    (``KEPT_BY_COMPACTION``) on either side of the summary, as the agent sent them with it."""
+
+    def marked(at: int) -> bool:
+        return 0 <= at < len(messages) and KEPT_BY_COMPACTION in (messages[at].metadata or {})
+
+    start, end = index, index + 1
+    while marked(start - 1):
+        start -= 1
+    while marked(end):
+        end += 1
+    return (*messages[start:index], *messages[index + 1 : end])
 
 
 def dump_site(record: DumpRecord, number: int = 0) -> Site:
