@@ -3,10 +3,11 @@
 The fixture ``session-2.1-kept-segment.jsonl`` and the lines built here follow the shape of a Claude Code 2.1 session
 file (see ``tests/fixtures/formats/claude_code/README.md``): the ``compact_boundary`` line and its ``compactMetadata``
 (``preservedSegment {headUuid, anchorUuid, tailUuid}``, ``preservedMessages``, ``postTokens``) as in the real 2.1.226
-boundary lines quoted verbatim in clkao/spacedock's compaction-boundary evidence notes; how Claude Code rejoins the
-kept lines on resume (``applyPreservedSegmentRelinks`` in its ``sessionStorage.ts``: the ``parentUuid`` walk from the
-tail to the head, the head hung off the anchor, what hung off the anchor hung off the tail, the kept replies' usage
-zeroed) as public studies of the published CLI and VS Code extension describe it.
+boundary lines quoted verbatim in a public spacedock note ("Ideation spike evidence: the Claude compaction boundary,
+captured"); how Claude Code rejoins the kept lines on resume (``applyPreservedSegmentRelinks`` in its
+``sessionStorage.ts``: the ``parentUuid`` walk from the tail to the head, the head hung off the anchor, what hung off
+the anchor hung off the tail, the kept replies' usage zeroed) as public studies of the published CLI and VS Code
+extension describe it.
 """
 
 from __future__ import annotations
