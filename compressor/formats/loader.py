@@ -34,6 +34,7 @@ FORMAT_NAMES: tuple[str, ...] = (
     "swe-agent-text",
     "mini-swe-agent",
     "traj-records",
+    "trajectory-rows",
     "cline",
     "codex",
     "codex-exec",

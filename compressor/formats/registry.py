@@ -49,6 +49,7 @@ from compressor.formats import (
     swe_agent,
     swe_agent_mini,
     swe_agent_text,
+    trajectory_rows,
 )
 from compressor.formats.problems import FormatProblem, Loc
 from compressor.formats.shape import Reader, Shape
@@ -82,6 +83,7 @@ READERS: tuple[Reader, ...] = (
     swe_agent_text.READER,
     swe_agent.READER,
     swe_agent_mini.READER,
+    trajectory_rows.READER,
     records.READER,
     cline.READER,  # before the AI SDK's: Roo's reasoning blocks look like its reasoning parts
     cline_session.READER,

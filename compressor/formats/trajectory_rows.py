@@ -1,0 +1,187 @@
+"""Agent-run datasets kept a row a run, the run's messages in a ``trajectory`` column (Parquet files on the Hugging
+Face Hub, or the same rows as JSONL): OpenHands runs as chat messages, SWE-agent runs as ``{role, text}`` turns.
+
+Invariant: a row is one conversation, named by its place and its ``instance_id``; the row's run fields (instance,
+model, exit status, resolved) are its metadata (a SWE-agent row's agent ``swe-agent``; a chat row names none: the
+column is not OpenHands' alone); nothing but the ``trajectory`` is read as messages.
+
+Schema, from the dataset cards (``dataset_info``): nebius/SWE-rebench-openhands-trajectories (``trajectory_id``,
+``instance_id``, ``repo``, ``trajectory: list<{role, content, name, tool_call_id, tool_calls: list<{id, type,
+function: {name, arguments}}>}>``, ``tools``, ``model_patch``, ``exit_status``, ``resolved``, …; its "How to use" keeps
+a system or user message's role and content, an assistant's tool calls, a tool message's name and call id, and
+reads each call's ``arguments`` as JSON text) and nvidia/SWE-Zero-openhands-trajectories (the same ``trajectory``,
+no ``tools``); nebius/SWE-agent-trajectories (``instance_id``, ``model_name``, ``target``, ``trajectory:
+list<{role, text, mask, system_prompt, cutoff_date}>``, ``exit_status``, ``generated_patch``, ``eval_logs``). The card
+lists that last one's fields only: its roles ``system``, ``user`` and ``ai`` are as the rows hold them (read in a
+public converter of the dataset), and the command is the model's fenced block (SWE-agent without function calling).
+
+Roles. Chat rows: a Parquet struct holds every field on every message, so a null field is one the message does not
+have; the first user message is the task, a later one the harness's (OpenHands' continue prompt): internal. SWE-agent
+rows are read as a text trajectory (``swe_agent_text``): the ``ai`` turn's last fenced block is its command, the user
+turn after it that command's observation, the first user turn the request. No usage in either (windows counted).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from compressor.formats import swe_agent_text
+from compressor.formats.building import build_conversation, build_tools
+from compressor.formats.chat import convert_messages
+from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, short
+from compressor.formats.shape import Reader, Shape
+from compressor.formats.tally import Tally
+from compressor.messages import Conversation
+
+SOURCE_FORMAT = "trajectory-rows"
+#: Row fields kept in the metadata (the long ones, patches and evaluation logs, are not).
+ROW_FIELDS = (
+    "instance_id",
+    "trajectory_id",
+    "traj_id",
+    "repo",
+    "dataset",
+    "exit_status",
+    "resolved",
+    "target",
+    "gen_tests_correct",
+    "pred_passes_gen_tests",
+)
+#: Where a row names its model (nebius's SWE-agent rows: ``model_name``).
+MODEL_FIELDS = ("model", "model_name")
+CHAT_ROLES = ("system", "user", "assistant", "tool")
+#: The SWE-agent rows' roles, as the chat roles they are.
+TEXT_ROLES = {"system": "system", "user": "user", "ai": "assistant"}
+#: A fenced block the model wrote: its command is the last one (SWE-agent's thought-action output).
+_FENCED = re.compile(r"```[A-Za-z]*[ \t]*\n(.*?)```", re.S)
+
+
+def _messages(row: Any) -> list[Any] | None:
+    trajectory = row.get("trajectory") if isinstance(row, dict) else None
+    return trajectory if isinstance(trajectory, list) else None
+
+
+def _dialect(row: Any) -> str | None:
+    """ "chat" or "text" by the row's first message, or None when the row is not such a run."""
+    messages = _messages(row)
+    first = messages[0] if messages else None
+    if not isinstance(first, dict) or not isinstance(first.get("role"), str):
+        return None
+    if "content" in first:
+        return "chat"
+    if "text" in first:
+        return "text"
+    return None
+
+
+def looks_like(shape: Shape) -> bool:
+    return shape.container != "object" and bool(shape.objects) and _dialect(shape.objects[0]) is not None
+
+
+def _present(message: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in message.items() if value is not None}
+
+
+def _chat(row: dict[str, Any], loc: Loc, name: str) -> Conversation:
+    where = loc.key("trajectory")
+    tally = Tally()
+    located: list[tuple[Loc, dict[str, Any]]] = []
+    asked = False
+    for index, item in enumerate(expect_list(row["trajectory"], where, "trajectory")):
+        at = where.key(index)
+        message = _present(expect_dict(item, at, "a message"))
+        if message.get("role") not in CHAT_ROLES:
+            raise FormatProblem(
+                at.key("role"),
+                f"unknown role {short(message.get('role'))} (expected system, user, assistant or tool)",
+            )
+        if message.get("tool_calls"):
+            message["tool_calls"] = [
+                _present(call) for call in message["tool_calls"] if isinstance(call, dict)
+            ]
+        elif "tool_calls" in message:
+            del message["tool_calls"]
+        if message["role"] == "user":
+            if asked:
+                message["internal"] = True
+                tally.add("internal_user_turns")
+            asked = True
+        located.append((at, message))
+    messages = convert_messages(located, anthropic_blocks=False)
+    tools = build_tools(_tools(row.get("tools"), loc.key("tools")), loc.key("tools"))
+    conversation = build_conversation(messages, tools, name=name, source_format=SOURCE_FORMAT, loc=where)
+    return conversation.model_copy(update={"readings": [*conversation.readings, *tally.readings()]})
+
+
+def _tools(value: Any, loc: Loc) -> Any:
+    """Tool definitions with a ``parameters`` schema kept as JSON text (a Parquet struct cannot hold any schema)."""
+    if not isinstance(value, list):
+        return value
+    tools = []
+    for index, tool in enumerate(value):
+        tool = _present(tool) if isinstance(tool, dict) else tool
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if isinstance(function, dict):
+            function = _present(function)
+            if isinstance(function.get("parameters"), str):
+                try:
+                    function["parameters"] = json.loads(function["parameters"])
+                except ValueError:
+                    raise FormatProblem(loc.key(index), "parameters is not a JSON schema") from None
+            tool = {**tool, "function": function}
+        tools.append(tool)
+    return tools
+
+
+def _text(row: dict[str, Any], loc: Loc, name: str) -> Conversation:
+    where = loc.key("trajectory")
+    history = []
+    for index, item in enumerate(expect_list(row["trajectory"], where, "trajectory")):
+        at = where.key(index)
+        turn = expect_dict(item, at, "a turn")
+        role = turn.get("role")
+        if role not in TEXT_ROLES:
+            raise FormatProblem(at.key("role"), f"unknown role {short(role)} (expected system, user or ai)")
+        text = turn.get("text")
+        if text is None and role == "system":
+            text = turn.get("system_prompt")
+        message: dict[str, Any] = {"role": TEXT_ROLES[role], "content": "" if text is None else text}
+        commands = _FENCED.findall(text) if role == "ai" and isinstance(text, str) else []
+        if commands and commands[-1].strip():
+            message["action"] = commands[-1].strip()
+        history.append(message)
+    conversation = swe_agent_text.from_trajectory({"history": history}, where, name=name)
+    return conversation.model_copy(update={"source_format": SOURCE_FORMAT})
+
+
+def _metadata(row: dict[str, Any]) -> dict[str, Any]:
+    metadata: dict[str, Any] = {}
+    for key in MODEL_FIELDS:
+        if isinstance(row.get(key), str) and row[key]:
+            metadata["model"] = row[key]
+            break
+    for key in ROW_FIELDS:
+        value = row.get(key)
+        if isinstance(value, str | int | float | bool) and value != "":
+            metadata[key] = value
+    return metadata
+
+
+def read(shape: Shape) -> list[Conversation]:
+    out: list[Conversation] = []
+    for index, (loc, item) in enumerate(shape.located()):
+        row = expect_dict(item, loc, "a row")
+        dialect = _dialect(row)
+        if dialect is None:
+            raise FormatProblem(loc.key("trajectory"), "expected a list of messages like the first row's")
+        instance = row.get("instance_id")
+        name = f"{shape.stem} #{index}" + (f" ({instance})" if isinstance(instance, str) and instance else "")
+        conversation = _chat(row, loc, name) if dialect == "chat" else _text(row, loc, name)
+        metadata = {**(conversation.metadata or {}), **_metadata(row)}
+        out.append(conversation.model_copy(update={"metadata": metadata}))
+    return out
+
+
+READER = Reader(name=SOURCE_FORMAT, looks_like=looks_like, read=read)

@@ -1,0 +1,178 @@
+"""Agent-run datasets a row a run, the messages in a ``trajectory`` column: before this reader such rows were refused
+("no column holds a conversation in a format I know (columns: trajectory_id, instance_id, repo, trajectory, …)").
+
+Fixtures (tests/fixtures/formats/parquet/README.md), written with DuckDB in the columns and types the dataset cards
+list in their ``dataset_info``: nebius/SWE-rebench-openhands-trajectories (OpenHands chat messages with tool calls,
+``tools``, ``resolved``) and nebius/SWE-agent-trajectories (``{role: system|user|ai, text, mask, …}`` turns,
+``model_name``, ``target``); the texts are ours.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from compressor.census import count_messages
+from compressor.errors import ConversationFormatError
+from compressor.formats import load_conversations
+from compressor.messages import Conversation
+from tests.conftest import FIXTURES, fixture
+
+HERE = FIXTURES / "formats" / "parquet"
+OPENHANDS = HERE / "swe-rebench-openhands-trajectories.parquet"
+SWE_AGENT = HERE / "swe-agent-trajectories.parquet"
+
+
+def rows(path: Path) -> list[dict[str, Any]]:
+    """The file's rows as Python values, as DuckDB gives them (nulls included)."""
+    with duckdb.connect() as connection:
+        result = connection.execute(f"SELECT * FROM read_parquet('{fixture(path)}')")
+        columns = [column[0] for column in result.description]
+        return [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+
+
+def jsonl(values: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(value) + "\n" for value in values)
+
+
+def dumped(conversations: list[Conversation]) -> list[dict[str, Any]]:
+    return [conversation.model_dump(exclude={"name"}) for conversation in conversations]
+
+
+class TestOpenHandsRows:
+    def test_each_row_is_a_run_named_by_its_instance(self) -> None:
+        runs = load_conversations(fixture(OPENHANDS))
+        assert [run.name for run in runs] == [
+            "swe-rebench-openhands-trajectories #0 (PyPSA__linopy-79)",
+            "swe-rebench-openhands-trajectories #1 (PlasmaFAIR__sdf-xarray-24)",
+        ]
+        assert {run.source_format for run in runs} == {"trajectory-rows"}
+
+    def test_calls_are_answered_by_their_results(self) -> None:
+        run = load_conversations(fixture(OPENHANDS))[0]
+        assert run.system[0].content.startswith("You are OpenHands agent")
+        assert [m.role for m in run.messages] == ["user", "assistant", "tool", "assistant", "tool"]
+        call = run.messages[1].tool_calls[0]
+        assert (call.id, call.name, json.loads(call.arguments)["command"].startswith("grep")) == (
+            "call_01",
+            "execute_bash",
+            True,
+        )
+        assert run.messages[2].tool_call_id == "call_01"
+        counts = count_messages(run)
+        assert (counts.real_user, counts.tool_calls, counts.unmatched_tool_calls) == (1, 2, 0)
+
+    def test_a_later_user_turn_is_the_harness(self) -> None:
+        run = load_conversations(fixture(OPENHANDS))[1]
+        counts = count_messages(run)
+        assert (counts.real_user, counts.internal_user) == (1, 1)
+        assert {r.code: r.count for r in run.readings}["internal_user_turns"] == 1
+
+    def test_a_null_field_is_one_the_message_does_not_have(self) -> None:
+        run = load_conversations(fixture(OPENHANDS))[1]
+        assert rows(OPENHANDS)[1]["trajectory"][4]["tool_calls"] is None  # a struct holds every field
+        assert run.messages[3].role == "assistant" and not run.messages[3].tool_calls
+
+    def test_tools_keep_their_schema(self) -> None:
+        run = load_conversations(fixture(OPENHANDS))[0]
+        assert [tool.name for tool in run.tools] == ["execute_bash", "finish"]
+        assert run.tools[0].parameters["required"] == ["command"]  # kept as JSON text in the row
+
+    def test_the_run_fields_are_its_metadata(self) -> None:
+        first, second = load_conversations(fixture(OPENHANDS))
+        assert first.metadata == {
+            "instance_id": "PyPSA__linopy-79",
+            "trajectory_id": "chatcmpl-0001",
+            "repo": "PyPSA/linopy",
+            "exit_status": "submit",
+            "resolved": 1,
+        }
+        assert (second.metadata["resolved"], second.metadata["pred_passes_gen_tests"]) == (0, 1.0)
+        assert "model_patch" not in first.metadata
+
+    def test_the_same_rows_as_jsonl_read_the_same(self) -> None:
+        as_jsonl = load_conversations(jsonl(rows(OPENHANDS)), name="rows.jsonl")
+        assert dumped(as_jsonl) == dumped(load_conversations(fixture(OPENHANDS)))
+
+
+class TestSweAgentRows:
+    def test_ai_turns_are_replies_and_their_commands_calls(self) -> None:
+        (run,) = load_conversations(fixture(SWE_AGENT))
+        assert run.name == "swe-agent-trajectories #0 (numfmt__numfmt-12)"
+        assert run.system[0].content.startswith("SETTING: You are an autonomous programmer")
+        assert [m.role for m in run.messages] == [
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant",
+        ]
+        assert [call.name for m in run.messages for call in m.tool_calls or ()] == ["search_dir", "open"]
+        assert (
+            run.messages[1].content == "Let me find where floats are formatted."
+        )  # the command left the text
+        assert run.messages[2].tool_call_id == run.messages[1].tool_calls[0].id
+        counts = count_messages(run)
+        assert (counts.real_user, counts.internal_user, counts.unmatched_tool_calls) == (1, 0, 0)
+
+    def test_the_model_and_outcome_are_metadata(self) -> None:
+        (run,) = load_conversations(fixture(SWE_AGENT))
+        assert run.metadata == {
+            "agent": "swe-agent",
+            "model": "swe-agent-llama-70b",
+            "instance_id": "numfmt__numfmt-12",
+            "exit_status": "submitted",
+            "target": False,
+        }
+        assert run.source_format == "trajectory-rows"
+
+    def test_the_same_rows_as_jsonl_read_the_same(self) -> None:
+        as_jsonl = load_conversations(jsonl(rows(SWE_AGENT)), name="rows.jsonl")
+        assert dumped(as_jsonl) == dumped(load_conversations(fixture(SWE_AGENT)))
+
+
+class TestBadRows:
+    def refusal(self, values: list[dict[str, Any]]) -> str:
+        with pytest.raises(ConversationFormatError) as caught:
+            load_conversations(jsonl(values), name="rows.jsonl")
+        return str(caught.value)
+
+    def test_an_unknown_role_names_its_row_and_message(self) -> None:
+        values = rows(OPENHANDS)
+        values[1]["trajectory"][2]["role"] = "robot"
+        assert self.refusal(values) == (
+            "rows.jsonl: line 2: trajectory[2].role: unknown role 'robot' (expected system, user, assistant or tool)"
+        )
+
+    def test_an_unknown_turn_role_names_it(self) -> None:
+        values = rows(SWE_AGENT)
+        values[0]["trajectory"][2]["role"] = "assistant"
+        assert self.refusal(values) == (
+            "rows.jsonl: line 1: trajectory[2].role: unknown role 'assistant' (expected system, user or ai)"
+        )
+
+    def test_a_row_without_a_trajectory_like_the_first_is_named(self) -> None:
+        values = rows(OPENHANDS)
+        values[1]["trajectory"] = "not a list"
+        assert self.refusal(values) == (
+            "rows.jsonl: line 2: trajectory: expected a list of messages like the first row's"
+        )
+
+    def test_in_parquet_the_row_is_named_as_a_row(self, tmp_path: Path) -> None:
+        values = rows(OPENHANDS)
+        values[1]["trajectory"][2]["role"] = "robot"
+        source = tmp_path / "rows.jsonl"
+        source.write_text(jsonl(values))
+        path = tmp_path / "rows.parquet"
+        with duckdb.connect() as connection:
+            connection.execute(f"COPY (SELECT * FROM read_json('{source}')) TO '{path}' (FORMAT parquet)")
+        with pytest.raises(ConversationFormatError) as caught:
+            load_conversations(path)
+        assert str(caught.value) == (
+            f"{path}: row 2: trajectory[2].role: unknown role 'robot' (expected system, user, assistant or tool)"
+        )
