@@ -353,7 +353,7 @@ STRINGS: dict[str, str] = {
     "load.tab.samples": "Bundled samples",
     "load.tab.server": "Files on the server",
     "load.upload": "Conversation files",
-    "load.upload_help": "JSON, JSONL, .traj (compressed too: .zst, as Codex keeps a week-old rollout, or .gz), an SQLite session store (.db, .sqlite, Cursor's state.vscdb), or a zip of such files (up to 200 MB in total).",
+    "load.upload_help": "JSON, JSONL, .traj (compressed too: .zst, as Codex keeps a week-old rollout, or .gz), Parquet rows of runs (.parquet, as Hub trajectory datasets keep them), an SQLite session store (.db, .sqlite, Cursor's state.vscdb), or a zip of such files (up to 200 MB in total).",
     "load.pick_hint": "Several conversations were loaded: the first is shown; pick another in the sidebar.",
     "load.no_samples": "No bundled samples were found in dashboard/samples/.",
     "load.sample": "Sample",

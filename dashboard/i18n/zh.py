@@ -290,7 +290,7 @@ STRINGS: dict[str, str] = {
     "load.tab.samples": "内置示例",
     "load.tab.server": "服务器上的文件",
     "load.upload": "会话文件",
-    "load.upload_help": "JSON、JSONL、.traj（也可以是压缩文件：.zst，Codex 一周前的会话记录即以此保存；或 .gz）、SQLite 会话存储（.db、.sqlite、Cursor 的 state.vscdb），或由这些文件组成的 zip（总计不超过 200 MB）。",
+    "load.upload_help": "JSON、JSONL、.traj（也可以是压缩文件：.zst，Codex 一周前的会话记录即以此保存；或 .gz）、以 Parquet 保存的运行记录（.parquet，Hub 上的轨迹数据集即以此保存）、SQLite 会话存储（.db、.sqlite、Cursor 的 state.vscdb），或由这些文件组成的 zip（总计不超过 200 MB）。",
     "load.pick_hint": "加载了多个会话：当前显示第一个；可在侧边栏选择其他会话。",
     "load.no_samples": "在 dashboard/samples/ 中没有找到内置示例。",
     "load.sample": "示例",

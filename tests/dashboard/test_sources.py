@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from compressor.messages import Message
 from dashboard import sources
+from dashboard.i18n.catalog import translate
 from dashboard.sources import (
     MAX_MESSAGE_CHARS,
     conversation_chars,
@@ -112,6 +113,10 @@ class TestZip:
             len(c.messages) for c in upload.conversations
         ]
         assert [len(c.messages) for c in upload.conversations] == [4, 2]
+
+    @pytest.mark.parametrize("language", ["en", "zh"])
+    def test_the_uploader_help_names_parquet(self, language: str) -> None:
+        assert ".parquet" in translate(language, "load.upload_help")
 
     def test_a_path_held_twice_is_reported_and_the_first_kept(self) -> None:
         archive = io.BytesIO()
