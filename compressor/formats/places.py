@@ -34,6 +34,7 @@ class Place:
     patterns: tuple[str, ...]
     env: str | None = None  # an environment variable that moves the folder (the agent's own)
     env_suffix: str = ""  # the part below that variable's folder
+    env_fallback: str | None = None  # the agent's next variable that moves it, when ``env`` is not set
     # Stores read whole (a database file, or a folder a store reader takes), below the folder. The first one
     # there is the agent's every session: a later one is what it migrated from and still holds the same ones.
     stores: tuple[str, ...] = ()
@@ -51,8 +52,9 @@ class Place:
     store_patterns: tuple[str, ...] = ()
 
     def root(self, home: Path, environ: Mapping[str, str]) -> Path | None:
-        if self.env and environ.get(self.env):
-            return Path(environ[self.env]).expanduser() / self.env_suffix
+        for variable in (self.env, self.env_fallback):
+            if variable and environ.get(variable):
+                return Path(environ[variable]).expanduser() / self.env_suffix
         return home / self.folder if self.folder is not None else None
 
 
@@ -93,7 +95,17 @@ PLACES: tuple[Place, ...] = (
     Place("gemini-cli", ".gemini/tmp", ("*/chats/session-*.json", "*/chats/session-*.jsonl")),
     # Qwen Code names a session <id>.jsonl and lists only those (sessionService.ts SESSION_FILE_PATTERN): beside them
     # it keeps each session's side files, <id>.ledger.jsonl (its prompt ledger), <id>.worktree.json, <id>.pr.json.
-    Place("qwen-code", ".qwen/projects", ("*/chats/*.jsonl",), names=r"[0-9a-fA-F-]{32,36}\.jsonl"),
+    # An archived session moves, with its side files, to chats/archive/ (getArchiveChatsDir). Sessions live under
+    # the runtime folder: QWEN_RUNTIME_DIR, else QWEN_HOME, else ~/.qwen (config/storage.ts getRuntimeBaseDir).
+    Place(
+        "qwen-code",
+        ".qwen/projects",
+        ("*/chats/*.jsonl", "*/chats/archive/*.jsonl"),
+        env="QWEN_RUNTIME_DIR",
+        env_suffix="projects",
+        env_fallback="QWEN_HOME",
+        names=r"[0-9a-fA-F-]{32,36}\.jsonl",
+    ),
     # OpenCode 1.2 moved storage/ into opencode.db and leaves the folder behind (storage/json-migration.ts).
     Place(
         "opencode",

@@ -185,6 +185,47 @@ class TestQwenPlace:
         elsewhere = tmp_path / "exports/p/chats/run-1.jsonl"  # no Qwen folder above it
         assert not left_out(gemini) and not left_out(elsewhere)
 
+    def archived(self, projects: Path) -> tuple[Path, list[Path]]:
+        """A session the person archived: Qwen Code moves it, with its side files, to ``chats/archive/``
+        (``sessionService.ts`` ``getArchiveChatsDir``: ``<chats>/archive/<id>.jsonl``)."""
+        archive = projects / "-home-dev-app/chats/archive"
+        archive.mkdir(parents=True)
+        session = archive / QWEN_SESSION.name
+        shutil.copyfile(fixture(QWEN_SESSION), session)
+        return session, qwen_side_files(archive, QWEN_SESSION.stem)
+
+    def test_an_archived_session_is_listed_and_its_side_files_are_not(self, tmp_path: Path) -> None:
+        session, beside = self.archived(tmp_path / ".qwen/projects")
+        assert [(s.agent, s.path) for s in find_sessions(tmp_path, environ={})] == [("qwen-code", session)]
+        assert [path.name for path in beside if left_out(path)] == [
+            f"{QWEN_SESSION.stem}.ledger.jsonl",
+            "notes.jsonl",
+        ]
+
+    @pytest.mark.parametrize("variable", ["QWEN_RUNTIME_DIR", "QWEN_HOME"])
+    def test_its_variables_move_the_folder(self, tmp_path: Path, variable: str) -> None:
+        """Qwen Code keeps sessions below its runtime folder: ``QWEN_RUNTIME_DIR``, else ``QWEN_HOME``, else
+        ``~/.qwen`` (``config/storage.ts`` ``getRuntimeBaseDir``, ``getGlobalQwenDir``)."""
+        self.chats(tmp_path)  # the home's own folder is not where Qwen Code looks then
+        moved = tmp_path / "qwen-runtime"
+        session, _ = self.archived(moved / "projects")
+        found = find_sessions(tmp_path, environ={variable: str(moved)})
+        assert [(s.agent, s.path) for s in found] == [("qwen-code", session)]
+
+    def test_the_runtime_folder_comes_before_the_home_one(self, tmp_path: Path) -> None:
+        runtime, home = tmp_path / "runtime", tmp_path / "qwen-home"
+        session, _ = self.archived(runtime / "projects")
+        self.archived(home / "projects")
+        environ = {"QWEN_RUNTIME_DIR": str(runtime), "QWEN_HOME": str(home)}
+        assert [s.path for s in find_sessions(tmp_path, environ=environ)] == [session]
+
+    def test_runs_reads_an_archived_session(self, tmp_path: Path) -> None:
+        session, _ = self.archived(tmp_path / ".qwen/projects")
+        out, err = io.StringIO(), io.StringIO()
+        assert main(["runs", "--home", str(tmp_path), "--json"], out=out, err=err) == 0
+        rows = [json.loads(line) for line in out.getvalue().splitlines()]
+        assert [(row["path"], row["messages"]) for row in rows] == [(str(session), 15)]
+
 
 class TestCursorWorkspacePlace:
     """One database a workspace (``workspaceStorage/<hash>/state.vscdb``), each listed when it keeps chats."""
