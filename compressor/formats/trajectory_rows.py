@@ -1,16 +1,20 @@
-"""Agent-run datasets kept a row a run, the run's messages in a ``trajectory`` column (Parquet files on the Hugging
-Face Hub, or the same rows as JSONL): OpenHands runs as chat messages, SWE-agent runs as ``{role, text}`` turns.
+"""Agent-run datasets kept a row a run, the run's messages in a ``trajectory`` column, or as JSON text in
+``messages`` (Parquet files on the Hugging Face Hub, or the same rows as JSONL): OpenHands runs as chat messages,
+SWE-agent runs as ``{role, text}`` turns.
 
-Invariant: a row is one conversation, named by its place and its ``instance_id``; the row's run fields (instance,
+Invariant: a row is one conversation, named by its place and its ``instance_id`` (else ``trajectory_id``); a JSON
+text column is decoded here, by the reader, bounded in depth as any file is; the row's run fields (instance,
 model, exit status, resolved) are its metadata (a SWE-agent row's agent ``swe-agent``; a chat row names none: the
-column is not OpenHands' alone); nothing but the ``trajectory`` is read as messages.
+column is not OpenHands' alone); nothing but that one column is read as messages.
 
 Schema, from the dataset cards (``dataset_info``): nebius/SWE-rebench-openhands-trajectories (``trajectory_id``,
 ``instance_id``, ``repo``, ``trajectory: list<{role, content, name, tool_call_id, tool_calls: list<{id, type,
 function: {name, arguments}}>}>``, ``tools``, ``model_patch``, ``exit_status``, ``resolved``, …; its "How to use" keeps
 a system or user message's role and content, an assistant's tool calls, a tool message's name and call id, and
 reads each call's ``arguments`` as JSON text) and nvidia/SWE-Zero-openhands-trajectories (the same ``trajectory``,
-no ``tools``); nebius/SWE-agent-trajectories (``instance_id``, ``model_name``, ``target``, ``trajectory:
+no ``tools``); togethercomputer/CoderForge-Preview (``trajectory_id``, ``finish_reason``, ``image``, ``messages``
+and ``tools`` as JSON text of the same chat messages and tool definitions, ``reward``, ``license``);
+nebius/SWE-agent-trajectories (``instance_id``, ``model_name``, ``target``, ``trajectory:
 list<{role, text, mask, system_prompt, cutoff_date}>``, ``exit_status``, ``generated_patch``, ``eval_logs``). The card
 lists that last one's fields only: its roles ``system``, ``user`` and ``ai`` are as the rows hold them (read in a
 public converter of the dataset), and the command is the model's fenced block (SWE-agent without function calling).
@@ -30,8 +34,9 @@ from typing import Any
 from compressor.formats import swe_agent_text
 from compressor.formats.building import build_conversation, build_tools
 from compressor.formats.chat import convert_messages
-from compressor.formats.problems import FormatProblem, Loc, expect_dict, expect_list, short
+from compressor.formats.problems import FormatProblem, Loc, expect_dict, short
 from compressor.formats.shape import Reader, Shape
+from compressor.formats.source import MAX_DEPTH, check_depth
 from compressor.formats.tally import Tally
 from compressor.messages import Conversation
 
@@ -48,48 +53,76 @@ ROW_FIELDS = (
     "target",
     "gen_tests_correct",
     "pred_passes_gen_tests",
+    "reward",
+    "finish_reason",
 )
 #: Where a row names its model (nebius's SWE-agent rows: ``model_name``).
 MODEL_FIELDS = ("model", "model_name")
 CHAT_ROLES = ("system", "user", "assistant", "tool")
+#: Columns that may hold a run's messages as JSON text (togethercomputer/CoderForge-Preview keeps ``messages`` so).
+JSON_COLUMNS = ("trajectory", "messages")
+#: What names a row's run, first found first.
+NAME_FIELDS = ("instance_id", "trajectory_id")
 #: The SWE-agent rows' roles, as the chat roles they are.
 TEXT_ROLES = {"system": "system", "user": "user", "ai": "assistant"}
 #: A fenced block the model wrote: its command is the last one (SWE-agent's thought-action output).
 _FENCED = re.compile(r"```[A-Za-z]*[ \t]*\n(.*?)```", re.S)
 
 
-def _messages(row: Any) -> list[Any] | None:
-    trajectory = row.get("trajectory") if isinstance(row, dict) else None
-    return trajectory if isinstance(trajectory, list) else None
+def _run(row: Any, loc: Loc) -> tuple[str, list[Any]] | None:
+    """The column holding the row's messages and the messages, a JSON column's text decoded; None when the row
+    holds none (a JSON text that does not decode is a FormatProblem)."""
+    if not isinstance(row, dict):
+        return None
+    if isinstance(row.get("trajectory"), list):
+        return "trajectory", row["trajectory"]
+    for column in JSON_COLUMNS:
+        text = row.get(column)
+        if not isinstance(text, str) or not text.lstrip().startswith("["):
+            continue
+        try:
+            value = json.loads(text)
+        except RecursionError:
+            raise FormatProblem(loc.key(column), f"nested deeper than {MAX_DEPTH} levels") from None
+        except ValueError as error:
+            raise FormatProblem(loc.key(column), f"is not JSON text ({error})") from None
+        check_depth(value, loc.key(column))
+        return (column, value) if isinstance(value, list) else None
+    return None
 
 
-def _dialect(row: Any) -> str | None:
-    """ "chat" or "text" by the row's first message, or None when the row is not such a run."""
-    messages = _messages(row)
-    first = messages[0] if messages else None
-    if not isinstance(first, dict) or not isinstance(first.get("role"), str):
+def _dialect(run: tuple[str, list[Any]] | None) -> str | None:
+    """Which messages a run holds ("chat" or "text") by its first, or None when it is not such a run (SWE-agent's
+    turns come only as a ``trajectory`` list)."""
+    first = run[1][0] if run and run[1] else None
+    if run is None or not isinstance(first, dict) or not isinstance(first.get("role"), str):
         return None
     if "content" in first:
         return "chat"
-    if "text" in first:
+    if "text" in first and run[0] == "trajectory":
         return "text"
     return None
 
 
 def looks_like(shape: Shape) -> bool:
-    return shape.container != "object" and bool(shape.objects) and _dialect(shape.objects[0]) is not None
+    if shape.container == "object" or not shape.objects:
+        return False
+    try:
+        return _dialect(_run(shape.objects[0], Loc())) is not None
+    except FormatProblem:
+        return False
 
 
 def _present(message: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in message.items() if value is not None}
 
 
-def _chat(row: dict[str, Any], loc: Loc, name: str) -> Conversation:
-    where = loc.key("trajectory")
+def _chat(row: dict[str, Any], run: tuple[str, list[Any]], loc: Loc, name: str) -> Conversation:
+    where = loc.key(run[0])
     tally = Tally()
     located: list[tuple[Loc, dict[str, Any]]] = []
     asked = False
-    for index, item in enumerate(expect_list(row["trajectory"], where, "trajectory")):
+    for index, item in enumerate(run[1]):
         at = where.key(index)
         message = _present(expect_dict(item, at, "a message"))
         if message.get("role") not in CHAT_ROLES:
@@ -110,9 +143,23 @@ def _chat(row: dict[str, Any], loc: Loc, name: str) -> Conversation:
             asked = True
         located.append((at, message))
     messages = convert_messages(located, anthropic_blocks=False)
-    tools = build_tools(_tools(row.get("tools"), loc.key("tools")), loc.key("tools"))
+    tools = build_tools(
+        _tools(_decoded_tools(row.get("tools"), loc.key("tools")), loc.key("tools")), loc.key("tools")
+    )
     conversation = build_conversation(messages, tools, name=name, source_format=SOURCE_FORMAT, loc=where)
     return conversation.model_copy(update={"readings": [*conversation.readings, *tally.readings()]})
+
+
+def _decoded_tools(value: Any, loc: Loc) -> Any:
+    """A ``tools`` column kept as JSON text (CoderForge's) decoded; any other value as it is."""
+    if not isinstance(value, str):
+        return value
+    try:
+        decoded = json.loads(value)
+    except (ValueError, RecursionError):
+        raise FormatProblem(loc, "is not JSON text holding tool definitions") from None
+    check_depth(decoded, loc)
+    return decoded
 
 
 def _tools(value: Any, loc: Loc) -> Any:
@@ -135,10 +182,10 @@ def _tools(value: Any, loc: Loc) -> Any:
     return tools
 
 
-def _text(row: dict[str, Any], loc: Loc, name: str) -> Conversation:
-    where = loc.key("trajectory")
+def _text(run: tuple[str, list[Any]], loc: Loc, name: str) -> Conversation:
+    where = loc.key(run[0])
     history = []
-    for index, item in enumerate(expect_list(row["trajectory"], where, "trajectory")):
+    for index, item in enumerate(run[1]):
         at = where.key(index)
         turn = expect_dict(item, at, "a turn")
         role = turn.get("role")
@@ -173,12 +220,14 @@ def read(shape: Shape) -> list[Conversation]:
     out: list[Conversation] = []
     for index, (loc, item) in enumerate(shape.located()):
         row = expect_dict(item, loc, "a row")
-        dialect = _dialect(row)
-        if dialect is None:
-            raise FormatProblem(loc.key("trajectory"), "expected a list of messages like the first row's")
-        instance = row.get("instance_id")
-        name = f"{shape.stem} #{index}" + (f" ({instance})" if isinstance(instance, str) and instance else "")
-        conversation = _chat(row, loc, name) if dialect == "chat" else _text(row, loc, name)
+        run = _run(row, loc)
+        dialect = _dialect(run)
+        if run is None or dialect is None:
+            column = run[0] if run else "trajectory"
+            raise FormatProblem(loc.key(column), "expected a list of messages like the first row's")
+        tag = next((row[key] for key in NAME_FIELDS if isinstance(row.get(key), str) and row[key]), None)
+        name = f"{shape.stem} #{index}" + (f" ({tag})" if tag else "")
+        conversation = _chat(row, run, loc, name) if dialect == "chat" else _text(run, loc, name)
         metadata = {**(conversation.metadata or {}), **_metadata(row)}
         out.append(conversation.model_copy(update={"metadata": metadata}))
     return out

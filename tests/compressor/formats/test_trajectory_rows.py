@@ -4,7 +4,8 @@
 Fixtures (tests/fixtures/formats/parquet/README.md), written with DuckDB in the columns and types the dataset cards
 list in their ``dataset_info``: nebius/SWE-rebench-openhands-trajectories (OpenHands chat messages with tool calls,
 ``tools``, ``resolved``) and nebius/SWE-agent-trajectories (``{role: system|user|ai, text, mask, …}`` turns,
-``model_name``, ``target``); the texts are ours.
+``model_name``, ``target``), togethercomputer/CoderForge-Preview (``messages`` and ``tools`` as JSON text); the texts
+are ours.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from tests.conftest import FIXTURES, fixture
 HERE = FIXTURES / "formats" / "parquet"
 OPENHANDS = HERE / "swe-rebench-openhands-trajectories.parquet"
 SWE_AGENT = HERE / "swe-agent-trajectories.parquet"
+CODERFORGE = HERE / "coderforge-preview.parquet"
 
 
 def rows(path: Path) -> list[dict[str, Any]]:
@@ -134,6 +136,40 @@ class TestSweAgentRows:
     def test_the_same_rows_as_jsonl_read_the_same(self) -> None:
         as_jsonl = load_conversations(jsonl(rows(SWE_AGENT)), name="rows.jsonl")
         assert dumped(as_jsonl) == dumped(load_conversations(fixture(SWE_AGENT)))
+
+
+class TestJsonTextColumns:
+    """togethercomputer/CoderForge-Preview keeps ``messages`` and ``tools`` as JSON text (its card: ``dtype: string``)."""
+
+    def test_messages_kept_as_json_text_are_read(self) -> None:
+        (run,) = load_conversations(fixture(CODERFORGE))
+        assert run.name == "coderforge-preview #0 (0b01001001__spectree-64_run1)"
+        assert [m.role for m in run.messages] == ["user", "assistant", "tool", "assistant", "tool"]
+        assert [tool.name for tool in run.tools] == ["execute_bash", "finish"]
+        assert run.metadata == {
+            "trajectory_id": "0b01001001__spectree-64_run1",
+            "reward": 1.0,
+            "finish_reason": "tool_calls",
+        }
+        assert count_messages(run).unmatched_tool_calls == 0
+
+    def test_the_text_stays_a_string_until_the_reader_decodes_it(self) -> None:
+        assert isinstance(rows(CODERFORGE)[0]["messages"], str)
+        as_jsonl = load_conversations(jsonl(rows(CODERFORGE)), name="rows.jsonl")
+        assert dumped(as_jsonl) == dumped(load_conversations(fixture(CODERFORGE)))
+
+    def test_text_that_is_not_json_names_its_row(self) -> None:
+        values = rows(CODERFORGE) * 2
+        values[1] = {**values[1], "messages": values[1]["messages"][:-5]}
+        with pytest.raises(ConversationFormatError) as caught:
+            load_conversations(jsonl(values), name="rows.jsonl")
+        assert str(caught.value).startswith("rows.jsonl: line 2: messages: is not JSON text (")
+
+    def test_tools_text_that_is_not_json_names_it(self) -> None:
+        values = [{**rows(CODERFORGE)[0], "tools": "[{oops"}]
+        with pytest.raises(ConversationFormatError) as caught:
+            load_conversations(jsonl(values), name="rows.jsonl")
+        assert str(caught.value) == "rows.jsonl: line 1: tools: is not JSON text holding tool definitions"
 
 
 class TestBadRows:
