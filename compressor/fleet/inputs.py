@@ -19,6 +19,7 @@ from ..formats.places import database_tally, find_sessions, folder_tally, is_sto
 from ..formats.source import RUN_FILE_SUFFIXES
 from ..formats.stores import DATABASE_SUFFIXES
 from ..jsontext import encodable
+from .catalog import DATABASE as CATALOG_DATABASE
 from .values import Broken
 
 #: What the readers take (``formats``): run files (compressed ones too: ``.jsonl.zst``) and SQLite stores.
@@ -92,6 +93,10 @@ def _walk(folder: Path, broken: list[Broken]) -> Iterable[Path]:
             folders[:] = []
             if Path(root) == folder or not left_out(Path(root)):  # a store it migrated from is no second run
                 yield Path(root)
+            continue
+        # A fleet catalog holds no runs, and its shards are Parquet, a suffix runs may have too.
+        if CATALOG_DATABASE in files:
+            folders[:] = []
             continue
         folders[:] = sorted(f for f in folders if f not in SKIPPED_FOLDERS)
         for name in sorted(files):

@@ -45,6 +45,17 @@ class TestDiscover:
         ]
         assert broken == []
 
+    def test_a_fleet_catalog_inside_a_walked_folder_is_no_input(self, tmp_path: Path) -> None:
+        """The catalog's shards are Parquet, a suffix the readers take (Hub datasets of runs): its folder is left out."""
+        run = write_run(tmp_path / "runs" / "a.json", 12, seed=1)
+        grid = FleetGrid(ratios=(0.6,), keeps=(0,), min_targets=(0.1,), context_max=4_000)
+        run_fleet([run], grid, Catalog(tmp_path / "runs" / "catalog"), InlineExecutor())
+        assert list((tmp_path / "runs" / "catalog").rglob("*.parquet"))
+        inputs, broken = discover([tmp_path])
+        assert [Path(i.path).relative_to(tmp_path).as_posix() for i in inputs] == [
+            "runs/a.json"
+        ] and broken == []
+
     def test_a_file_named_twice_is_one_input(self, tmp_path: Path) -> None:
         one = touch(tmp_path / "a.json")
         inputs, _ = discover([one, tmp_path, one])
