@@ -44,7 +44,7 @@ def read_parquet(source: Source, name: str | None = None) -> Document | None:
         _check_size(len(data), label)
         with _written(data) as path:
             return _document(path, label, name)
-    if not isinstance(source, os.PathLike | str) or not _is_parquet_path(source, name):
+    if not isinstance(source, os.PathLike | str) or _is_text(source):
         return None
     path = Path(source)
     label = name or str(source)
@@ -52,23 +52,26 @@ def read_parquet(source: Source, name: str | None = None) -> Document | None:
         info = os.stat(path)
     except (OSError, ValueError):
         return None  # read_source names the problem (no such file, cannot read it)
-    if stat.S_ISDIR(info.st_mode):
-        return None  # a folder named *.parquet: read_source says it is a directory
+    if not stat.S_ISREG(info.st_mode) or not _is_parquet_file(path, name):
+        return None  # a folder, a pipe, a device: read_source says what it is (a pipe is never opened here)
     _check_size(info.st_size, label)
     with _plain_named(path.resolve()) as plain:
         return _document(plain, label, name or path.name)
 
 
-def _is_parquet_path(source: str | os.PathLike[str], name: str | None) -> bool:
-    if isinstance(source, str) and (not source.strip() or source.lstrip()[0] in "[{" or "\n" in source):
-        return False  # JSON text, not a path
-    if str(name or source).lower().endswith(PARQUET_SUFFIX):
+def _is_text(source: str | os.PathLike[str]) -> bool:
+    """JSON text, not a path (as read_source tells them apart)."""
+    return isinstance(source, str) and (not source.strip() or source.lstrip()[0] in "[{" or "\n" in source)
+
+
+def _is_parquet_file(path: Path, name: str | None) -> bool:
+    if str(name or path).lower().endswith(PARQUET_SUFFIX):
         return True
     try:
-        with open(source, "rb") as handle:
+        with open(path, "rb") as handle:
             return handle.read(4) == PARQUET_MAGIC
-    except (OSError, ValueError):
-        return False  # not a readable file: read_source names the problem
+    except OSError:
+        return False  # not readable: read_source names the problem
 
 
 def _check_size(size: int, label: str) -> None:

@@ -9,6 +9,8 @@ uploads; two rows with the columns and types of the SWE-bench/SWE-smith-trajecto
 from __future__ import annotations
 
 import json
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -217,6 +219,20 @@ class TestOffered:
     def test_one_run_of_a_file_loads_alone(self, tmp_path: Path) -> None:
         path = written(tmp_path / "one.parquet", f"SELECT * FROM read_parquet('{fixture(SMITH)}') LIMIT 1")
         assert load_conversation(path).name == "one #0"
+
+    @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+    def test_a_pipe_is_never_opened_to_look_for_parquet(self, tmp_path: Path) -> None:
+        pipe = tmp_path / "runs.json"
+        os.mkfifo(pipe)
+        found: list[object] = []
+        looking = threading.Thread(target=lambda: found.append(parquet.read_parquet(pipe)), daemon=True)
+        looking.start()
+        looking.join(timeout=10)
+        blocked = looking.is_alive()
+        if blocked:  # waiting in open() for a writer: a writer's end lets it go before the test fails
+            os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+            looking.join(timeout=10)
+        assert not blocked and found == [None]
 
     def test_a_missing_parquet_file_says_so_as_any_file_does(self, tmp_path: Path) -> None:
         missing = tmp_path / "gone.parquet"
