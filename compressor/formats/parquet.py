@@ -26,6 +26,8 @@ from compressor.formats.source import MAX_FILE_BYTES, PARQUET_SUFFIX, Document, 
 
 #: A Parquet file begins (and ends) with these four bytes; the content decides, as for every other format.
 PARQUET_MAGIC = b"PAR1"
+#: How a Git LFS pointer file begins (git-lfs docs/spec.md): the text left in place of a file not fetched.
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
 #: Rows converted at a time: DuckDB hands out a batch, the batch becomes Python values, then the next is asked.
 BATCH_ROWS = 64
 #: Characters DuckDB reads as a glob in a path; a path holding one is read through a plain-named link instead.
@@ -38,9 +40,9 @@ def read_parquet(source: Source, name: str | None = None) -> Document | None:
     ``source`` is not Parquet (the JSON readers take it). Problems are ConversationFormatError naming the file."""
     if isinstance(source, bytes | bytearray | memoryview):
         data = bytes(source)
-        if not data.startswith(PARQUET_MAGIC):
-            return None
         label = name or "<bytes>"
+        if not _is_parquet_head(data[: len(LFS_POINTER)], name, label):
+            return None
         _check_size(len(data), label)
         with _written(data) as path:
             return _document(path, label, name)
@@ -52,7 +54,7 @@ def read_parquet(source: Source, name: str | None = None) -> Document | None:
         info = os.stat(path)
     except (OSError, ValueError):
         return None  # read_source names the problem (no such file, cannot read it)
-    if not stat.S_ISREG(info.st_mode) or not _is_parquet_file(path, name):
+    if not stat.S_ISREG(info.st_mode) or not _is_parquet_file(path, name, label):
         return None  # a folder, a pipe, a device: read_source says what it is (a pipe is never opened here)
     _check_size(info.st_size, label)
     with _plain_named(path.resolve()) as plain:
@@ -64,14 +66,24 @@ def _is_text(source: str | os.PathLike[str]) -> bool:
     return isinstance(source, str) and (not source.strip() or source.lstrip()[0] in "[{" or "\n" in source)
 
 
-def _is_parquet_file(path: Path, name: str | None) -> bool:
-    if str(name or path).lower().endswith(PARQUET_SUFFIX):
-        return True
+def _is_parquet_file(path: Path, name: str | None, label: str) -> bool:
+    """Parquet by its first bytes; a file named ``.parquet`` is read as one too, so that what is wrong with it is
+    said as of a Parquet file (a Git LFS pointer, what a dataset cloned without LFS holds, is named as one)."""
     try:
         with open(path, "rb") as handle:
-            return handle.read(4) == PARQUET_MAGIC
+            head = handle.read(len(LFS_POINTER))
     except OSError:
         return False  # not readable: read_source names the problem
+    return _is_parquet_head(head, str(name or path), label)
+
+
+def _is_parquet_head(head: bytes, name: str | None, label: str) -> bool:
+    named = bool(name) and str(name).lower().endswith(PARQUET_SUFFIX)
+    if named and head == LFS_POINTER:
+        raise ConversationFormatError(
+            label, "is a Git LFS pointer, not the Parquet file: fetch it (git lfs pull)"
+        )
+    return named or head.startswith(PARQUET_MAGIC)
 
 
 def _check_size(size: int, label: str) -> None:

@@ -166,6 +166,18 @@ class TestBadParquet:
         fake.write_text('{"messages": []}')
         assert refusal(fake).startswith(f"{fake}: is not a readable Parquet file (")
 
+    def test_a_git_lfs_pointer_says_so(self, tmp_path: Path) -> None:
+        """A Hub dataset cloned without Git LFS leaves pointers (git-lfs docs/spec.md) in place of its Parquet files."""
+        pointer = tmp_path / "train-00000-of-00001.parquet"
+        text = (
+            "version https://git-lfs.github.com/spec/v1\n"
+            "oid sha256:11360057569d90ad779d7328e4a8297fb671e1c8798a961fe6d77e4608c5865f\nsize 115570445\n"
+        )
+        pointer.write_text(text)
+        line = "is a Git LFS pointer, not the Parquet file: fetch it (git lfs pull)"
+        assert refusal(pointer) == f"{pointer}: {line}"
+        assert refusal(text.encode(), name="train.parquet") == f"train.parquet: {line}"
+
     def test_no_conversation_column_is_one_line(self, tmp_path: Path) -> None:
         path = written(tmp_path / "scores.parquet", "SELECT 'django-1' AS instance_id, 0.5 AS score")
         text = refusal(path)
