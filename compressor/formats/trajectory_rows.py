@@ -16,8 +16,9 @@ no ``tools``); togethercomputer/CoderForge-Preview (``trajectory_id``, ``finish_
 and ``tools`` as JSON text of the same chat messages and tool definitions, ``reward``, ``license``);
 nebius/SWE-agent-trajectories (``instance_id``, ``model_name``, ``target``, ``trajectory:
 list<{role, text, mask, system_prompt, cutoff_date}>``, ``exit_status``, ``generated_patch``, ``eval_logs``). The card
-lists that last one's fields only: its roles ``system``, ``user`` and ``ai`` are as the rows hold them (read in a
-public converter of the dataset), and the command is the model's fenced block (SWE-agent without function calling).
+lists that last one's fields only: its roles ``system``, ``user`` and ``ai``, the system prompt in ``system_prompt``
+(``text`` null), the command the model's fenced block (SWE-agent without function calling) are as real rows hold
+them (the rows neulab/agent-data-protocol keeps as ``datasets/nebius_SWE-agent-trajectories/sample_raw.json``).
 
 Roles. Chat rows: a Parquet struct holds every field on every message, so a null field is one the message does not
 have; the first user message is the task, a later one the harness's (OpenHands' continue prompt): internal. SWE-agent

@@ -105,6 +105,7 @@ class TestSweAgentRows:
     def test_ai_turns_are_replies_and_their_commands_calls(self) -> None:
         (run,) = load_conversations(fixture(SWE_AGENT))
         assert run.name == "swe-agent-trajectories #0 (numfmt__numfmt-12)"
+        assert rows(SWE_AGENT)[0]["trajectory"][0]["text"] is None  # as real rows hold the system prompt
         assert run.system[0].content.startswith("SETTING: You are an autonomous programmer")
         assert [m.role for m in run.messages] == [
             "user",
