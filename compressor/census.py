@@ -102,6 +102,10 @@ READING_TEXT: dict[str, tuple[str, str]] = {
         "{count} lines of branches the session left (a rewind or an edited prompt) are left out: the agent went on "
         "from an earlier turn without them",
     ),
+    "tool_results_paired_by_order": (
+        "{count} tool result carried no call id and was read as the answer to the oldest call before it",
+        "{count} tool results carried no call id and were read as the answers to the oldest calls before them",
+    ),
     "kept_messages_read_again": (
         "{count} message a compaction kept is read again after its summary: the agent sent it in the window after "
         "the compaction",

@@ -21,7 +21,10 @@ lists that last one's fields only: its roles ``system``, ``user`` and ``ai``, th
 them (the rows neulab/agent-data-protocol keeps as ``datasets/nebius_SWE-agent-trajectories/sample_raw.json``).
 
 Roles. Chat rows: a Parquet struct holds every field on every message, so a null field is one the message does not
-have; the first user message is the task, a later one the harness's (OpenHands' continue prompt): internal. SWE-agent
+have; the first user message is the task, a later one the harness's (OpenHands' continue prompt): internal. A
+result without a call id (real SWE-Zero rows hold only ``content``, ``role`` and ``tool_calls``, as the rows
+neulab/agent-data-protocol keeps in ``datasets/nvidia_SWE-Zero-openhands-trajectories/sample_raw.json`` show)
+answers the oldest call before it that no result has answered (reading ``tool_results_paired_by_order``). SWE-agent
 rows are read as a text trajectory (``swe_agent_text``): the ``ai`` turn's last fenced block is its command, the user
 turn after it that command's observation, the first user turn the request. No usage in either (windows counted).
 """
@@ -123,6 +126,7 @@ def _chat(row: dict[str, Any], run: tuple[str, list[Any]], loc: Loc, name: str) 
     tally = Tally()
     located: list[tuple[Loc, dict[str, Any]]] = []
     asked = False
+    waiting: list[Any] = []  # the ids of the calls before, no result has answered yet
     for index, item in enumerate(run[1]):
         at = where.key(index)
         message = _present(expect_dict(item, at, "a message"))
@@ -137,6 +141,15 @@ def _chat(row: dict[str, Any], run: tuple[str, list[Any]], loc: Loc, name: str) 
             ]
         elif "tool_calls" in message:
             del message["tool_calls"]
+        if message["role"] == "assistant":
+            waiting = [call.get("id") for call in message.get("tool_calls", ())]
+        elif message["role"] == "tool":
+            if message.get("tool_call_id") in waiting:
+                waiting.remove(message["tool_call_id"])
+            elif "tool_call_id" not in message and waiting:
+                # SWE-Zero's rows keep no call id on a result: results follow their calls in order
+                message["tool_call_id"] = waiting.pop(0)
+                tally.add("tool_results_paired_by_order")
         if message["role"] == "user":
             if asked:
                 message["internal"] = True

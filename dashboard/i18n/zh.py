@@ -996,6 +996,8 @@ STRINGS.update(
         "reading.rewound_lines_left_out.other": (
             "会话放弃的分支（回退或改写的提示）中的 {count} 行已略去：智能体从更早的一轮另起，没有带上它们"
         ),
+        "reading.tool_results_paired_by_order.one": "{count} 条工具结果没有调用 ID，已读作对其之前最早一个未回答调用的回答",
+        "reading.tool_results_paired_by_order.other": "{count} 条工具结果没有调用 ID，已读作对其之前最早的未回答调用的回答",
         "reading.kept_messages_read_again.one": (
             "压缩保留的 {count} 条消息在其摘要之后再次读入：智能体在压缩后的窗口中发送了它"
         ),

@@ -27,6 +27,7 @@ HERE = FIXTURES / "formats" / "parquet"
 OPENHANDS = HERE / "swe-rebench-openhands-trajectories.parquet"
 SWE_AGENT = HERE / "swe-agent-trajectories.parquet"
 CODERFORGE = HERE / "coderforge-preview.parquet"
+SWE_ZERO = HERE / "swe-zero-openhands-trajectories.parquet"
 
 
 def rows(path: Path) -> list[dict[str, Any]]:
@@ -99,6 +100,31 @@ class TestOpenHandsRows:
     def test_the_same_rows_as_jsonl_read_the_same(self) -> None:
         as_jsonl = load_conversations(jsonl(rows(OPENHANDS)), name="rows.jsonl")
         assert dumped(as_jsonl) == dumped(load_conversations(fixture(OPENHANDS)))
+
+
+class TestResultsWithoutCallIds:
+    """Real SWE-Zero rows keep only content, role and tool_calls on a message (the fixture's README)."""
+
+    def test_each_result_answers_the_oldest_call_waiting(self) -> None:
+        (run,) = load_conversations(fixture(SWE_ZERO))
+        assert "tool_call_id" not in rows(SWE_ZERO)[0]["trajectory"][3]
+        calls = [call.id for m in run.messages for call in m.tool_calls or ()]
+        results = [m.tool_call_id for m in run.messages if m.role == "tool"]
+        assert results == calls[:3]  # the closing finish call has no result, as the run ended with it
+        assert {r.code: r.count for r in run.readings}["tool_results_paired_by_order"] == 3
+        counts = count_messages(run)
+        assert (counts.unmatched_tool_results, counts.unmatched_tool_calls) == (0, 1)
+
+    def test_a_result_with_no_call_waiting_is_one_line(self) -> None:
+        values = rows(SWE_ZERO)
+        values[0]["trajectory"].insert(2, {"content": "stray", "role": "tool", "tool_calls": None})
+        with pytest.raises(ConversationFormatError) as caught:
+            load_conversations(jsonl(values), name="rows.jsonl")
+        assert str(caught.value) == "rows.jsonl: line 1: trajectory[2]: tool message without tool_call_id"
+
+    def test_results_with_ids_are_not_paired_again(self) -> None:
+        run = load_conversations(fixture(OPENHANDS))[0]
+        assert "tool_results_paired_by_order" not in {r.code for r in run.readings}
 
 
 class TestSweAgentRows:
