@@ -9,13 +9,18 @@ import os
 from pathlib import Path
 
 import pytest
+import zstandard
 from streamlit.testing.v1 import AppTest
 
+from compressor.formats import source
 from dashboard import roots
 from dashboard.state import keys
 from tests.compressor.test_total_loading import DUMPS, INPUTS, dump_text
+from tests.conftest import FIXTURES
 from tests.dashboard.conftest import APP, APP_TIMEOUT, no_exception, unescaped
 from tests.dashboard.test_page_robustness import PAGES
+
+CODEX_ROLLOUT = "rollout-2025-09-19T17-02-12-01996135-afde-7911-97f0-d863511eca56.jsonl"
 
 
 def upload(at: AppTest, name: str, text: str) -> AppTest:
@@ -74,3 +79,42 @@ class TestHostileDumpFolder:
         for option in at.selectbox(key=keys.W_DUMP_PICK).proto.options:  # each listed dump in detail
             at.selectbox(key=keys.W_DUMP_PICK).set_value(option).run()
             no_exception(at)
+
+
+class TestCompressedUploads:
+    """A compressed upload (Codex's week-old rollouts are zstd) loads as the file inside; a damaged one or one
+    that decompresses past the size limit is one error, and the page goes on."""
+
+    def rollout(self) -> bytes:
+        return (FIXTURES / "formats" / "codex" / CODEX_ROLLOUT).read_bytes()
+
+    def load(self, at: AppTest, name: str, data: bytes) -> AppTest:
+        at.switch_page("views/load.py").run()
+        at.file_uploader(key=keys.W_UPLOAD).set_value((name, data, "application/octet-stream")).run()
+        no_exception(at)
+        return at
+
+    def test_a_zstd_rollout_loads_as_the_plain_one(self, app: AppTest) -> None:
+        at = self.load(app, CODEX_ROLLOUT + ".zst", zstandard.ZstdCompressor().compress(self.rollout()))
+        assert [unescaped(error.value) for error in at.error] == []
+        loaded = list(at.session_state[keys.K_ITEMS].values())
+        assert [item.source_format for item in loaded if item.origin == "upload"] == ["codex"]
+
+    @pytest.mark.parametrize("damage", ["cut", "bomb"])
+    def test_a_damaged_or_oversized_one_is_one_error(
+        self, app: AppTest, damage: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        packed = zstandard.ZstdCompressor().compress(self.rollout())
+        if damage == "cut":
+            data, expect = packed[: len(packed) // 2], "is zstd-compressed but does not decompress"
+        else:
+            monkeypatch.setattr(source, "MAX_FILE_BYTES", 1 << 20)
+            data = zstandard.ZstdCompressor().compress(
+                b'{"role": "user", "content": "' + b"a" * (3 << 20) + b'"}'
+            )
+            expect = "once decompressed, over the limit"
+        at = self.load(app, "rollout.jsonl.zst", data)
+        errors = [unescaped(error.value) for error in at.error]
+        assert len(errors) == 1 and expect in errors[0] and "Traceback" not in errors[0], errors
+        at.switch_page("views/span.py").run()
+        no_exception(at)
