@@ -24,7 +24,13 @@ Roles. Chat rows: a Parquet struct holds every field on every message, so a null
 have; the first user message is the task, a later one the harness's (OpenHands' continue prompt): internal. A
 result without a call id (real SWE-Zero rows hold only ``content``, ``role`` and ``tool_calls``, as the rows
 neulab/agent-data-protocol keeps in ``datasets/nvidia_SWE-Zero-openhands-trajectories/sample_raw.json`` show)
-answers the oldest call before it that no result has answered (reading ``tool_results_paired_by_order``). SWE-agent
+answers the oldest call before it that no result has answered (reading ``tool_results_paired_by_order``). A user
+message opening ``OBSERVATION:`` right after a reply with no tool call is SWE-agent's observation of the action the
+reply wrote as text (SWE-smith's ``xml`` and ``ticks`` rows, ``messages`` as JSON text: its maintainer in
+SWE-bench/SWE-smith issue #58, the real rows in neulab/agent-data-protocol's ``datasets/swe-smith/sample_raw.json``):
+a ``tool`` result of a call ``text-<n>`` the reply gets, named by its ``<function=…>`` or its fenced command's first
+word (readings ``tool_calls_from_text``, ``tool_results_from_user_text``; the action stays in the text, the call's
+arguments are empty, so nothing is counted twice). SWE-agent
 rows are read as a text trajectory (``swe_agent_text``): the ``ai`` turn's last fenced block is its command, the user
 turn after it that command's observation, the first user turn the request. No usage in either (windows counted).
 """
@@ -71,6 +77,10 @@ NAME_FIELDS = ("instance_id", "trajectory_id")
 TEXT_ROLES = {"system": "system", "user": "user", "ai": "assistant"}
 #: A fenced block the model wrote: its command is the last one (SWE-agent's thought-action output).
 _FENCED = re.compile(r"```[A-Za-z]*[ \t]*\n(.*?)```", re.S)
+#: A function call written as text (SWE-agent's xml_function_calling output: ``<function=bash>``).
+_FUNCTION = re.compile(r"<function=([\w.-]+)>")
+#: How SWE-agent's observation template opens a user message (the real SWE-smith rows' observations).
+OBSERVATION = "OBSERVATION:"
 
 
 def _run(row: Any, loc: Loc) -> tuple[str, list[Any]] | None:
@@ -127,6 +137,7 @@ def _chat(row: dict[str, Any], run: tuple[str, list[Any]], loc: Loc, name: str) 
     located: list[tuple[Loc, dict[str, Any]]] = []
     asked = False
     waiting: list[Any] = []  # the ids of the calls before, no result has answered yet
+    from_text = 0
     for index, item in enumerate(run[1]):
         at = where.key(index)
         message = _present(expect_dict(item, at, "a message"))
@@ -150,7 +161,23 @@ def _chat(row: dict[str, Any], run: tuple[str, list[Any]], loc: Loc, name: str) 
                 # SWE-Zero's rows keep no call id on a result: results follow their calls in order
                 message["tool_call_id"] = waiting.pop(0)
                 tally.add("tool_results_paired_by_order")
-        if message["role"] == "user":
+        if message["role"] == "user" and _observes(located, message):
+            # SWE-agent without function calling (SWE-smith's xml and ticks rows): the reply wrote its action as text
+            from_text += 1
+            call_id = f"text-{from_text}"
+            reply = located[-1][1]
+            reply["tool_calls"] = [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "name": _action_name(reply.get("content")),
+                    "arguments": "{}",
+                }
+            ]
+            tally.add("tool_calls_from_text")
+            tally.add("tool_results_from_user_text")
+            message = {"role": "tool", "tool_call_id": call_id, "content": message.get("content", "")}
+        elif message["role"] == "user":
             if asked:
                 message["internal"] = True
                 tally.add("internal_user_turns")
@@ -162,6 +189,30 @@ def _chat(row: dict[str, Any], run: tuple[str, list[Any]], loc: Loc, name: str) 
     )
     conversation = build_conversation(messages, tools, name=name, source_format=SOURCE_FORMAT, loc=where)
     return conversation.model_copy(update={"readings": [*conversation.readings, *tally.readings()]})
+
+
+def _observes(located: list[tuple[Loc, dict[str, Any]]], message: dict[str, Any]) -> bool:
+    """A user message that is SWE-agent's observation (its template opens with ``OBSERVATION:``) of the action the
+    reply before it wrote as text (no tool call)."""
+    before = located[-1][1] if located else None
+    content = message.get("content")
+    return (
+        before is not None
+        and before.get("role") == "assistant"
+        and not before.get("tool_calls")
+        and isinstance(content, str)
+        and content.lstrip().startswith(OBSERVATION)
+    )
+
+
+def _action_name(content: Any) -> str:
+    """The tool an action written as text names: ``<function=name>`` (xml), else the fenced command's first word."""
+    text = content if isinstance(content, str) else ""
+    functions = _FUNCTION.findall(text)
+    if functions:
+        return str(functions[-1])
+    commands = [command.split() for command in _FENCED.findall(text)]
+    return commands[-1][0] if commands and commands[-1] else "action"
 
 
 def _decoded_tools(value: Any, loc: Loc) -> Any:

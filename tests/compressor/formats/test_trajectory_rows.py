@@ -28,6 +28,7 @@ OPENHANDS = HERE / "swe-rebench-openhands-trajectories.parquet"
 SWE_AGENT = HERE / "swe-agent-trajectories.parquet"
 CODERFORGE = HERE / "coderforge-preview.parquet"
 SWE_ZERO = HERE / "swe-zero-openhands-trajectories.parquet"
+SWE_SMITH_XML = HERE / "swe-smith-trajectories-xml.parquet"
 
 
 def rows(path: Path) -> list[dict[str, Any]]:
@@ -125,6 +126,49 @@ class TestResultsWithoutCallIds:
     def test_results_with_ids_are_not_paired_again(self) -> None:
         run = load_conversations(fixture(OPENHANDS))[0]
         assert "tool_results_paired_by_order" not in {r.code for r in run.readings}
+
+
+class TestActionsWrittenAsText:
+    """SWE-smith's xml and ticks rows: SWE-agent without function calling, as the real rows the fixture's README names."""
+
+    def test_an_observation_answers_the_action_before_it(self) -> None:
+        (run,) = load_conversations(fixture(SWE_SMITH_XML))
+        assert run.name == "swe-smith-trajectories-xml #0 (arrow-py__arrow.1d70d009.lm_rewrite__nuzjfyur)"
+        assert [m.role for m in run.messages] == [
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant",
+        ]
+        assert [call.name for m in run.messages for call in m.tool_calls or ()] == ["bash", "submit"]
+        assert run.messages[2].tool_call_id == run.messages[1].tool_calls[0].id
+        assert "<function=bash>" in run.messages[1].content  # the action stays in the text; the call is empty
+        assert run.messages[1].tool_calls[0].arguments == "{}"
+        counts = count_messages(run)
+        assert (counts.real_user, counts.internal_user, counts.unmatched_tool_calls) == (1, 0, 0)
+        readings = {r.code: r.count for r in run.readings}
+        assert readings["tool_calls_from_text"] == readings["tool_results_from_user_text"] == 2
+        assert (run.metadata["model"], run.metadata["resolved"]) == ("claude-3-7-sonnet-20250219", True)
+
+    def test_a_fenced_action_is_named_by_its_command(self) -> None:
+        values = rows(SWE_SMITH_XML)
+        messages = json.loads(values[0]["messages"])
+        messages[2]["content"] = "Let me look.\n\n```\ngrep -n '__format__' -r /testbed/arrow\n```"
+        values[0]["messages"] = json.dumps(messages)
+        (run,) = load_conversations(jsonl(values), name="rows.jsonl")
+        assert run.messages[1].tool_calls[0].name == "grep"
+
+    def test_a_user_turn_that_is_no_observation_stays_the_harness(self) -> None:
+        values = rows(SWE_SMITH_XML)
+        messages = json.loads(values[0]["messages"])
+        messages[3]["content"] = (
+            "Your last output did not use any tool calls. Please make sure it includes one."
+        )
+        values[0]["messages"] = json.dumps(messages)
+        (run,) = load_conversations(jsonl(values), name="rows.jsonl")
+        assert count_messages(run).internal_user == 1 and not run.messages[1].tool_calls
 
 
 class TestSweAgentRows:
