@@ -1,6 +1,7 @@
-"""Agent-run datasets kept a row a run, the run's messages in a ``trajectory`` column, or as JSON text in
-``messages`` (Parquet files on the Hugging Face Hub, or the same rows as JSONL): OpenHands runs as chat messages,
-SWE-agent runs as ``{role, text}`` turns.
+"""Agent-run datasets kept a row a run, the run's messages in a ``trajectory`` column, or in ``messages`` as JSON
+text or beside a run id (Parquet files on the Hugging Face Hub, or the same rows as JSONL): OpenHands and SWE-agent
+runs as chat messages, SWE-agent runs as ``{role, text}`` turns. A ``messages`` list with no run id beside it is a
+plain conversation (``chat``'s numbered reader).
 
 Invariant: a row is one conversation, named by its place and its ``instance_id`` (else ``trajectory_id``); a JSON
 text column is decoded here, by the reader, bounded in depth as any file is; the row's run fields (instance,
@@ -72,7 +73,7 @@ CHAT_ROLES = ("system", "user", "assistant", "tool")
 #: Columns that may hold a run's messages as JSON text (togethercomputer/CoderForge-Preview keeps ``messages`` so).
 JSON_COLUMNS = ("trajectory", "messages")
 #: What names a row's run, first found first.
-NAME_FIELDS = ("instance_id", "trajectory_id")
+NAME_FIELDS = ("instance_id", "trajectory_id", "traj_id")
 #: The SWE-agent rows' roles, as the chat roles they are.
 TEXT_ROLES = {"system": "system", "user": "user", "ai": "assistant"}
 #: A fenced block the model wrote: its command is the last one (SWE-agent's thought-action output).
@@ -90,6 +91,8 @@ def _run(row: Any, loc: Loc) -> tuple[str, list[Any]] | None:
         return None
     if isinstance(row.get("trajectory"), list):
         return "trajectory", row["trajectory"]
+    if isinstance(row.get("messages"), list) and any(isinstance(row.get(key), str) for key in NAME_FIELDS):
+        return "messages", row["messages"]  # a run's row (SWE-smith's first upload), not a bare conversation
     for column in JSON_COLUMNS:
         text = row.get(column)
         if not isinstance(text, str) or not text.lstrip().startswith("["):

@@ -56,11 +56,20 @@ class TestRowsReadAsTheirJsonl:
         assert from_parquet[0].source_format == "harbor-traces"
         assert from_parquet[0].name == "hello-world-invalid-json.traces"
 
-    def test_rows_of_messages_are_one_conversation_each(self) -> None:
+    def test_rows_of_messages_are_one_run_each(self) -> None:
         runs = load_conversations(fixture(SMITH))
-        assert [run.name for run in runs] == ["swe-smith-trajectories #0", "swe-smith-trajectories #1"]
-        assert [m.role for m in runs[0].messages] == ["user", "assistant", "user", "assistant"]
+        assert [run.name for run in runs] == [
+            "swe-smith-trajectories #0 (dates__parse-1a2b3c4d)",
+            "swe-smith-trajectories #1 (slug__unicode-5e6f7a8b)",
+        ]
+        assert {run.source_format for run in runs} == {"trajectory-rows"}
+        # the observation of the fenced command is its result (test_trajectory_rows: actions written as text)
+        assert [m.role for m in runs[0].messages] == ["user", "assistant", "tool", "assistant"]
         assert runs[0].system[0].content.startswith("You are a helpful assistant")
+        assert (runs[0].metadata["model"], runs[0].metadata["resolved"]) == (
+            "claude-3-7-sonnet-20250219",
+            True,
+        )
         assert len(runs[1].messages) == 2
 
     def test_the_same_rows_as_jsonl_read_the_same(self) -> None:
@@ -230,7 +239,7 @@ class TestOffered:
 
     def test_one_run_of_a_file_loads_alone(self, tmp_path: Path) -> None:
         path = written(tmp_path / "one.parquet", f"SELECT * FROM read_parquet('{fixture(SMITH)}') LIMIT 1")
-        assert load_conversation(path).name == "one #0"
+        assert load_conversation(path).name == "one #0 (dates__parse-1a2b3c4d)"
 
     @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
     def test_a_pipe_is_never_opened_to_look_for_parquet(self, tmp_path: Path) -> None:

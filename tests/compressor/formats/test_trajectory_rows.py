@@ -160,6 +160,18 @@ class TestActionsWrittenAsText:
         (run,) = load_conversations(jsonl(values), name="rows.jsonl")
         assert run.messages[1].tool_calls[0].name == "grep"
 
+    def test_a_messages_list_of_a_run_row_is_read_alike(self) -> None:
+        """SWE-smith's first upload kept ``messages`` as a list of {content, role} (its card's dataset_info)."""
+        values = rows(SWE_SMITH_XML)
+        values[0]["messages"] = json.loads(values[0]["messages"])
+        (run,) = load_conversations(jsonl(values), name="rows.jsonl")
+        assert dumped([run]) == dumped(load_conversations(fixture(SWE_SMITH_XML)))
+
+    def test_a_messages_list_without_a_run_id_is_a_plain_conversation(self) -> None:
+        line = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}
+        (run,) = load_conversations(jsonl([line]), name="rows.jsonl")
+        assert run.source_format == "jsonl" and run.name == "rows #0"
+
     def test_a_user_turn_that_is_no_observation_stays_the_harness(self) -> None:
         values = rows(SWE_SMITH_XML)
         messages = json.loads(values[0]["messages"])
