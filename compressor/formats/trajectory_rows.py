@@ -44,7 +44,7 @@ from typing import Any
 
 from compressor.formats import swe_agent_text
 from compressor.formats.building import build_conversation, build_tools
-from compressor.formats.chat import convert_messages
+from compressor.formats.chat import convert_messages, message_format
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, short
 from compressor.formats.shape import Reader, Shape
 from compressor.formats.source import MAX_DEPTH, check_depth
@@ -186,7 +186,8 @@ def _chat(row: dict[str, Any], run: tuple[str, list[Any]], loc: Loc, name: str) 
                 tally.add("internal_user_turns")
             asked = True
         located.append((at, message))
-    messages = convert_messages(located, anthropic_blocks=False)
+    anthropic_blocks = message_format(message for _, message in located) == "anthropic"
+    messages = convert_messages(located, anthropic_blocks=anthropic_blocks)
     tools = build_tools(
         _tools(_decoded_tools(row.get("tools"), loc.key("tools")), loc.key("tools")), loc.key("tools")
     )

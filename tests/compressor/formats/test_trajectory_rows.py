@@ -172,6 +172,25 @@ class TestActionsWrittenAsText:
         (run,) = load_conversations(jsonl([line]), name="rows.jsonl")
         assert run.source_format == "jsonl" and run.name == "rows #0"
 
+    def test_anthropic_content_blocks_are_unfolded(self) -> None:
+        """A run's messages saved in Anthropic's form (tool_use / tool_result blocks) read as any file of them does."""
+        messages = [
+            {"role": "user", "content": "List the files."},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {"command": "ls"}}
+                ],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.py"}],
+            },
+        ]
+        (run,) = load_conversations(jsonl([{"instance_id": "x-1", "messages": messages}]), name="rows.jsonl")
+        assert [m.role for m in run.messages] == ["user", "assistant", "tool"]
+        assert run.messages[2].tool_call_id == "toolu_1"
+
     def test_a_user_turn_that_is_no_observation_stays_the_harness(self) -> None:
         values = rows(SWE_SMITH_XML)
         messages = json.loads(values[0]["messages"])
