@@ -185,7 +185,8 @@ def within_session_budget(
 def _skipped(label: str, suffixes: Sequence[str]) -> str:
     """Why a member is skipped: the suffixes it may have, their compressed forms said once."""
     plain = [suffix for suffix in suffixes if not suffix.endswith(COMPRESSED_SUFFIXES)]
-    also = f" (compressed too: {', '.join(COMPRESSED_SUFFIXES)})" if len(plain) < len(suffixes) else ""
+    packed = [p for p in plain if any(p + compressed in suffixes for compressed in COMPRESSED_SUFFIXES)]
+    also = f" ({', '.join(packed)} compressed too: {', '.join(COMPRESSED_SUFFIXES)})" if packed else ""
     return f"{label}: skipped, not a {', '.join(plain)} file{also}"
 
 

@@ -99,7 +99,7 @@ class TestZip:
         assert (
             by_file["runs.zip/notes.txt"].error
             == "runs.zip/notes.txt: skipped, not a .json, .jsonl, .ndjson, .traj, .parquet, .db, .sqlite, .sqlite3,"
-            " .vscdb file (compressed too: .zst, .gz)"
+            " .vscdb file (.json, .jsonl, .ndjson, .traj compressed too: .zst, .gz)"
         )
 
     def test_a_parquet_member_and_upload_load(self) -> None:
