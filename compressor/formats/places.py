@@ -92,7 +92,15 @@ PLACES: tuple[Place, ...] = (
         env="CODEX_HOME",
         env_suffix="archived_sessions",
     ),
-    Place("gemini-cli", ".gemini/tmp", ("*/chats/session-*.json", "*/chats/session-*.jsonl")),
+    # A subagent's session goes below its parent's, chats/<parent session id>/<session id>.jsonl; GEMINI_CLI_HOME
+    # stands in for the home directory (chatRecordingService.ts initialize; utils/paths.ts homedir).
+    Place(
+        "gemini-cli",
+        ".gemini/tmp",
+        ("*/chats/session-*.json", "*/chats/session-*.jsonl", "*/chats/*/*.jsonl"),
+        env="GEMINI_CLI_HOME",
+        env_suffix=".gemini/tmp",
+    ),
     # Qwen Code names a session <id>.jsonl and lists only those (sessionService.ts SESSION_FILE_PATTERN): beside them
     # it keeps each session's side files, <id>.ledger.jsonl (its prompt ledger), <id>.worktree.json, <id>.pr.json.
     # An archived session moves, with its side files, to chats/archive/ (getArchiveChatsDir). Sessions live under

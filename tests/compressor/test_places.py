@@ -227,6 +227,40 @@ class TestQwenPlace:
         assert [(row["path"], row["messages"]) for row in rows] == [(str(session), 15)]
 
 
+GEMINI_SUBAGENT = FIXTURES / "formats" / "gemini" / "subagent" / "7d2e4c1a-5b6f-4e8d-9a0b-1c2d3e4f5a6b.jsonl"
+GEMINI_PARENT = "0ab84937-9fe7-4284-986a-33c832af0b6a"
+
+
+class TestGeminiPlace:
+    """Where Gemini CLI keeps sessions as of google-gemini/gemini-cli 5411f113cafae26161b4969b0237b8e1e024e2c2:
+    ``<home>/.gemini/tmp/<project>/chats/``, the home being ``GEMINI_CLI_HOME`` when it is set
+    (``packages/core/src/utils/paths.ts`` ``homedir``), and a subagent's session below its parent's,
+    ``chats/<parent session id>/<session id>.jsonl`` (``services/chatRecordingService.ts`` ``initialize``)."""
+
+    def subagent(self, home: Path) -> Path:
+        session = home / f".gemini/tmp/9da8b3df/chats/{GEMINI_PARENT}" / GEMINI_SUBAGENT.name
+        session.parent.mkdir(parents=True)
+        shutil.copyfile(fixture(GEMINI_SUBAGENT), session)
+        return session
+
+    def test_a_subagents_session_is_listed(self, tmp_path: Path) -> None:
+        session = self.subagent(tmp_path)
+        assert [(s.agent, s.path) for s in find_sessions(tmp_path, environ={})] == [("gemini-cli", session)]
+
+    def test_runs_reads_a_subagents_session(self, tmp_path: Path) -> None:
+        session = self.subagent(tmp_path)
+        out, err = io.StringIO(), io.StringIO()
+        assert main(["runs", "--home", str(tmp_path), "--json"], out=out, err=err) == 0
+        rows = [json.loads(line) for line in out.getvalue().splitlines()]
+        assert [(row["path"], row["messages"]) for row in rows] == [(str(session), 5)]
+
+    def test_gemini_cli_home_moves_the_folder(self, tmp_path: Path) -> None:
+        self.subagent(tmp_path)  # the home's own folder is not where Gemini CLI looks then
+        session = self.subagent(tmp_path / "gemini-home")
+        found = find_sessions(tmp_path, environ={"GEMINI_CLI_HOME": str(tmp_path / "gemini-home")})
+        assert [(s.agent, s.path) for s in found] == [("gemini-cli", session)]
+
+
 class TestCursorWorkspacePlace:
     """One database a workspace (``workspaceStorage/<hash>/state.vscdb``), each listed when it keeps chats."""
 
