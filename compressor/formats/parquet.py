@@ -2,8 +2,12 @@
 row a run, read through DuckDB and handed to the readers as the JSONL lines the same rows would be.
 
 Invariant: a file is only read, by DuckDB from its absolute path (never a URL, a glob or a second file); one over
-MAX_FILE_BYTES is refused from its size, and rows whose text passes that limit once read are refused too; a row
-is a dict of its columns, structs and maps dicts, lists lists, a JSON or string column the string it holds.
+MAX_PARQUET_BYTES is refused from its size, and rows whose text passes MAX_FILE_BYTES once read are refused too; a
+row is a dict of its columns, structs and maps dicts, lists lists, a JSON or string column the string it holds.
+
+When the first row, read in the columns a row reader names (ROW_COLUMNS), goes to that reader, only those columns
+are read: a Hub shard's patches, evaluation logs and test output are never fetched, so a shard larger than the text
+limit loads when what a conversation needs is within it. Otherwise every column is read.
 """
 
 from __future__ import annotations
@@ -20,8 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from compressor.errors import ConversationFormatError
+from compressor.formats import trajectory_rows
 from compressor.formats.lines import Lines
 from compressor.formats.problems import FormatProblem, Loc
+from compressor.formats.registry import reader_for
+from compressor.formats.shape import Reader, Shape
 from compressor.formats.source import MAX_FILE_BYTES, PARQUET_SUFFIX, Document, Source, check_depth
 
 #: A Parquet file begins (and ends) with these four bytes; the content decides, as for every other format.
@@ -32,6 +39,12 @@ LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
 BATCH_ROWS = 64
 #: Characters DuckDB reads as a glob in a path; a path holding one is read through a plain-named link instead.
 _GLOB_CHARS = re.compile(r"[*?\[\]{}]")
+#: A larger file is refused from its size. Parquet is compressed and is read a column at a time, so the bound that
+#: holds memory is the text of the columns read (MAX_FILE_BYTES); this one keeps out what no Hub shard is (the
+#: datasets library writes shards of some 500 MB at most: its push_to_hub's max_shard_size).
+MAX_PARQUET_BYTES = 5 * MAX_FILE_BYTES
+#: Row readers that read named columns only, each with the columns it reads, walked in order.
+ROW_COLUMNS: tuple[tuple[Reader, tuple[str, ...]], ...] = ((trajectory_rows.READER, trajectory_rows.COLUMNS),)
 _MB = 1024 * 1024
 
 
@@ -87,9 +100,11 @@ def _is_parquet_head(head: bytes, name: str | None, label: str) -> bool:
 
 
 def _check_size(size: int, label: str) -> None:
-    if size > MAX_FILE_BYTES:
+    if size > MAX_PARQUET_BYTES:
         raise ConversationFormatError(
-            label, f"is {size / _MB:.1f} MB, over the {MAX_FILE_BYTES // _MB} MB limit; refusing to read it"
+            label,
+            f"is {size / _MB:.1f} MB, over the {MAX_PARQUET_BYTES // _MB} MB limit for a Parquet file; "
+            "refusing to read it",
         )
 
 
@@ -116,10 +131,10 @@ def _plain_named(path: Path) -> Iterator[Path]:
 
 def _document(path: Path, label: str, name: str | None) -> Document:
     stem = Path(name).stem if name else "conversation"
-    return Document(label=label, stem=stem, lines=_rows(path, label))
+    return Document(label=label, stem=stem, lines=_rows(path, label, stem))
 
 
-def _rows(path: Path, label: str) -> Lines:
+def _rows(path: Path, label: str, stem: str) -> Lines:
     import duckdb
 
     lines = Lines()
@@ -127,7 +142,9 @@ def _rows(path: Path, label: str) -> Lines:
     number = 0
     try:
         with duckdb.connect(":memory:", config={"threads": 1}) as connection:
-            result = connection.execute("SELECT * FROM read_parquet(?)", [str(path)])
+            wanted = _columns_read(connection, path, label, stem)
+            listed = "*" if wanted is None else ", ".join(_quoted(column) for column in wanted)
+            result = connection.execute(f"SELECT {listed} FROM read_parquet(?)", [str(path)])
             columns = [column[0] for column in result.description or ()]
             while batch := result.fetchmany(BATCH_ROWS):
                 for values in batch:
@@ -151,6 +168,34 @@ def _rows(path: Path, label: str) -> Lines:
     if not lines:
         raise ConversationFormatError(label, "is a Parquet file with no rows")
     return lines
+
+
+def _columns_read(connection: Any, path: Path, label: str, stem: str) -> list[str] | None:
+    """The columns of the file a row reader reads, when its first row read in only those goes to that reader; None
+    (every column) when no row reader's columns take it."""
+    described = connection.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()
+    names = [str(column[0]) for column in described]
+    for reader, read in ROW_COLUMNS:
+        wanted = [name for name in names if name in read]
+        if not wanted or len(wanted) == len(names):
+            continue
+        listed = ", ".join(_quoted(column) for column in wanted)
+        first = connection.execute(f"SELECT {listed} FROM read_parquet(?) LIMIT 1", [str(path)]).fetchone()
+        if first is None:
+            return None
+        converter = _Converter(label)
+        row = {column: converter.plain(value) for column, value in zip(wanted, first, strict=True)}
+        try:
+            check_depth(row, Loc())
+        except FormatProblem:
+            return None  # the whole read names the problem
+        if reader_for(Shape.of_lines([(1, row)], stem)) is reader:
+            return wanted
+    return None
+
+
+def _quoted(column: str) -> str:
+    return '"' + column.replace('"', '""') + '"'
 
 
 class _Converter:
@@ -189,4 +234,11 @@ class _Converter:
             )
 
 
-__all__ = ["BATCH_ROWS", "PARQUET_MAGIC", "PARQUET_SUFFIX", "read_parquet"]
+__all__ = [
+    "BATCH_ROWS",
+    "MAX_PARQUET_BYTES",
+    "PARQUET_MAGIC",
+    "PARQUET_SUFFIX",
+    "ROW_COLUMNS",
+    "read_parquet",
+]

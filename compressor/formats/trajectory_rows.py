@@ -69,6 +69,9 @@ ROW_FIELDS = (
 )
 #: Where a row names its model (nebius's SWE-agent rows: ``model_name``).
 MODEL_FIELDS = ("model", "model_name")
+#: Every column a row is read from (the messages, the tools, the run's fields): a dataset's other columns (patches,
+#: evaluation logs, test output) are never read, so a Parquet file's need not be fetched (parquet.ROW_COLUMNS).
+COLUMNS = ("trajectory", "messages", "tools", *ROW_FIELDS, *MODEL_FIELDS)
 CHAT_ROLES = ("system", "user", "assistant", "tool")
 #: Columns that may hold a run's messages as JSON text (togethercomputer/CoderForge-Preview keeps ``messages`` so).
 JSON_COLUMNS = ("trajectory", "messages")

@@ -28,6 +28,9 @@ HERE = FIXTURES / "formats" / "parquet"
 HARBOR = HERE / "hello-world-invalid-json.traces.parquet"
 HARBOR_JSON = FIXTURES / "formats" / "harbor_traces" / "hello-world-invalid-json.traces.json"
 SMITH = HERE / "swe-smith-trajectories.parquet"
+SWE_AGENT = HERE / "swe-agent-trajectories.parquet"
+#: Random text DuckDB makes per row (md5 hex of random numbers): Parquet cannot compress it away, as real logs.
+NOISE = "array_to_string(list_transform(range({n}), lambda x: md5(random()::VARCHAR)), '')"
 
 
 def dumped(conversations: list[Conversation]) -> list[dict[str, Any]]:
@@ -211,9 +214,10 @@ class TestBadParquet:
     def test_over_the_size_limit_is_refused_unread(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        monkeypatch.setattr(parquet, "MAX_FILE_BYTES", 1000)
-        assert refusal(fixture(HARBOR)).startswith(f"{fixture(HARBOR)}: is 0.0 MB, over the 0 MB limit")
-        assert "over the 0 MB limit" in refusal(fixture(HARBOR).read_bytes(), name="up.parquet")
+        monkeypatch.setattr(parquet, "MAX_PARQUET_BYTES", 1000)
+        line = "is 0.0 MB, over the 0 MB limit for a Parquet file; refusing to read it"
+        assert refusal(fixture(HARBOR)) == f"{fixture(HARBOR)}: {line}"
+        assert refusal(fixture(HARBOR).read_bytes(), name="up.parquet") == f"up.parquet: {line}"
 
     def test_rows_holding_more_text_than_the_limit_are_refused(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -228,6 +232,65 @@ class TestBadParquet:
             refusal(path)
             == f"{path}: holds over 0 MB of text in its rows, over the limit; refusing to read it"
         )
+
+
+class TestLargeShards:
+    """A Hub shard of runs is mostly what no reader reads (nebius/SWE-agent-trajectories' card: ``generated_patch``,
+    ``eval_logs`` beside the ``trajectory``). The shards here are the SWE-agent fixture's row (the card's columns
+    and types, README) repeated, with ``eval_logs`` made large random text; the limits are lowered to the test's
+    scale."""
+
+    def shard(self, tmp_path: Path, rows: int = 40, noise: int = 1000) -> Path:
+        log = NOISE.format(n=noise)
+        return written(
+            tmp_path / "train-00000-of-00002.parquet",
+            f"SELECT * REPLACE ({log} AS eval_logs) FROM read_parquet('{fixture(SWE_AGENT)}'), range({rows})",
+        )
+
+    def test_a_shard_past_the_text_limit_in_unread_columns_loads(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        path = self.shard(tmp_path)
+        assert path.stat().st_size > 1_000_000  # 40 logs of 32 kB of random text
+        monkeypatch.setattr(parquet, "MAX_FILE_BYTES", 200_000)  # the file is five times the limit
+        runs = load_conversations(path)
+        one = load_conversations(fixture(SWE_AGENT))[0]
+        assert len(runs) == 40
+        assert {run.source_format for run in runs} == {"trajectory-rows"}
+        assert all(run.messages == one.messages and run.metadata == one.metadata for run in runs)
+
+    def test_only_the_columns_the_reader_reads_are_fetched(self, tmp_path: Path) -> None:
+        document = parquet.read_parquet(self.shard(tmp_path, rows=2, noise=10))
+        assert document is not None and document.lines is not None
+        row = document.lines[0][1]
+        assert set(row) == {"instance_id", "model_name", "target", "trajectory", "exit_status"}
+
+    def test_the_columns_read_still_count_against_the_limit(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        path = self.shard(tmp_path, noise=10)
+        monkeypatch.setattr(parquet, "MAX_FILE_BYTES", 2000)
+        assert (
+            refusal(path)
+            == f"{path}: holds over 0 MB of text in its rows, over the limit; refusing to read it"
+        )
+
+    def test_rows_no_row_reader_takes_by_its_columns_are_read_whole(self, tmp_path: Path) -> None:
+        path = written(
+            tmp_path / "chats.parquet",
+            "SELECT [{'role': 'user', 'content': 'hi'}] AS messages, 'log' AS eval_logs FROM range(2)",
+        )
+        document = parquet.read_parquet(path)
+        assert document is not None and document.lines is not None
+        assert set(document.lines[0][1]) == {"messages", "eval_logs"}  # a plain conversation: every column
+        assert [run.source_format for run in load_conversations(path)] == ["jsonl", "jsonl"]
+
+    def test_a_column_name_holding_a_quote_is_read(self, tmp_path: Path) -> None:
+        path = written(
+            tmp_path / "odd.parquet",
+            'SELECT *, \'x\' AS "say ""hi""" FROM read_parquet(\'' + str(fixture(SWE_AGENT)) + "')",
+        )
+        assert load_conversations(path)[0].messages == load_conversations(fixture(SWE_AGENT))[0].messages
 
 
 class TestOffered:
