@@ -16,7 +16,9 @@ Roles. A user message with a text part the user typed is a real request. One mad
 (OpenCode's own "Continue if you have next steps…" after an automatic compaction, file contents it attached) is
 internal, and so is the ``compaction`` request (sent to the model as "What did we do so far?"). The assistant
 message marked ``summary`` that answers it carries the compaction's summary: a recorded compaction. A tool output
-OpenCode later pruned (``state.time.compacted``) is kept as it was first sent, with a reading.
+OpenCode later pruned (``state.time.compacted``) is kept as it was first sent, with a reading. A tool cut off by an
+abort (``error`` with ``metadata.interrupted``) answers with the output it had written (``metadata.output``), else
+its error, as ``toModelMessages`` sends it.
 
 Usage: each ``step-finish`` part's ``tokens`` → that model call's ``usage_metadata``; ``total_tokens`` is
 ``tokens.total`` when present, else ``input + output + cache.read + cache.write`` (OpenCode's own overflow measure).
@@ -215,10 +217,21 @@ class SessionReader:
             if isinstance(state.get("time"), dict) and state["time"].get("compacted"):
                 self.pruned += 1
         elif status == "error":
-            output = json_text(state.get("error", ""))
+            partial = _interrupted_output(state)
+            output = json_text(state.get("error", "")) if partial is None else partial
         else:
             output = INTERRUPTED
         return call, {"role": "tool", "tool_call_id": call_id, "name": name, "content": output}
+
+
+def _interrupted_output(state: dict[str, Any]) -> str | None:
+    """What a tool had written when its run was cut off: OpenCode marks such a part ``error`` with
+    ``metadata.interrupted`` and sends the output kept in ``metadata.output`` (a bash command's so far) as its result."""
+    metadata = state.get("metadata")
+    if not isinstance(metadata, dict) or metadata.get("interrupted") is not True:
+        return None
+    output = metadata.get("output")
+    return output if isinstance(output, str) else None
 
 
 def _plain(content: list[dict[str, Any]]) -> str | list[dict[str, Any]]:

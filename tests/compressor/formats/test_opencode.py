@@ -203,3 +203,25 @@ class TestBrokenFolder:
         assert str(raised.value).endswith(
             f"part/{part.parent.name}/{part.name}.state: expected a tool state (a JSON object), got string"
         )
+
+
+INTERRUPTED = FIXTURES / "formats" / "opencode" / "interrupted" / "storage"
+
+
+class TestInterruptedTool:
+    """A tool cut off by an abort, as anomalyco/opencode writes and sends it since PR #21598 (message-v2.ts at
+    007a9409bafea06d6b9084ff1f6d1fe9f5e3a803, ``toModelMessagesEffect``; the processor's cleanup marks a running
+    part ``error`` "Tool execution aborted" with ``metadata.interrupted`` beside the output it had streamed)."""
+
+    def test_the_output_it_had_written_is_its_result(self) -> None:
+        (conversation,) = load_conversations(fixture(INTERRUPTED))
+        result = conversation.messages[-1]
+        assert result.role == "tool" and result.tool_call_id == "toolu_01Hq8ZkV3mT7pW2xN5cR9yLd"
+        assert result.content.startswith(
+            "..F.....F\nFAILED tests/integration/test_sync.py::test_retry_after_timeout"
+        )
+        assert "Tool execution aborted" not in result.content
+
+    def test_an_error_not_marked_interrupted_stays_its_error(self, sessions: list[Conversation]) -> None:
+        results = [m.text for c in sessions for m in c.messages if m.role == "tool"]
+        assert "oldString not found in content" in results  # the stored failed edit
