@@ -35,7 +35,8 @@ Schema: openai/codex ``codex-rs/protocol/src/protocol.rs`` (``RolloutLine``, ``R
 - Newer items (``codex-rs/protocol/src/models.rs``): ``additional_tools`` (tool definitions added to the prompt)
   join the run's tools; ``agent_message`` (what another agent of the run told this one) is an internal user turn;
   ``context_compaction`` is an encrypted compaction like ``compaction``; ``compaction_trigger`` is a request
-  control, skipped.
+  control, skipped. A ``tool_search_call`` the server ran has ``call_id`` null, as its ``tool_search_output`` does
+  (``RolloutLine.json``, app-server-protocol's schema): the output answers the oldest search not yet answered.
 
 Roles: ``responses.CODEX_RULES`` (the context Codex injects as user messages is internal).
 """

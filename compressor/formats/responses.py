@@ -211,6 +211,7 @@ class ItemParser:
     def __init__(self, log: SessionLog) -> None:
         self.log = log
         self._turn: int | None = None  # entry index of the assistant message being gathered
+        self._searches: list[str] = []  # ids of tool searches no output has answered yet, oldest first
 
     def end_turn(self) -> None:
         """The current model call's outputs are complete."""
@@ -306,6 +307,8 @@ class ItemParser:
             call_id = item.get("call_id") or item.get("id")
             if not isinstance(call_id, str) or not call_id:
                 raise FormatProblem(loc, "missing call_id")
+        elif kind == "tool_search_call":
+            call_id = self._search_id(item, loc)
         else:
             call_id = _text_field(item, "call_id", loc)
         name = CALL_TYPES[kind] or _text_field(item, "name", loc)
@@ -320,9 +323,26 @@ class ItemParser:
             {"id": call_id, "type": "function", "name": name, "arguments": arguments}
         )
 
+    def _search_id(self, item: dict[str, Any], loc: Loc) -> str:
+        """A tool search's call id. One the server ran has none (``call_id`` null; Codex's RolloutLine schema
+        allows it on both items): its item id stands in, and the output that follows answers it."""
+        call_id = item.get("call_id")
+        if call_id is None:
+            call_id = item.get("id") if isinstance(item.get("id"), str) and item["id"] else None
+            call_id = call_id or f"tool_search-{loc.line if loc.line is not None else len(self.log.entries)}"
+        elif not isinstance(call_id, str) or not call_id:
+            call_id = _text_field(item, "call_id", loc)
+        self._searches.append(call_id)
+        return call_id
+
     def _output(self, item: dict[str, Any], loc: Loc) -> None:
         self.end_turn()
-        call_id = _text_field(item, "call_id", loc)
+        if item.get("type") == "tool_search_output" and item.get("call_id") is None and self._searches:
+            call_id = self._searches.pop(0)  # a search the server ran: its output answers the oldest one
+        else:
+            call_id = _text_field(item, "call_id", loc)
+            if call_id in self._searches:
+                self._searches.remove(call_id)
         key = "tools" if item.get("type") == "tool_search_output" else "output"
         content = output_of(item.get(key), loc.key(key))
         self.log.add({"role": "tool", "tool_call_id": call_id, "content": content}, loc)

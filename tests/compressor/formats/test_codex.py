@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -368,6 +368,71 @@ class TestNewerItems:
         assert any(r.code == "summaries_encrypted" for r in run.readings)
         skipped = [r for r in run.readings if r.code == "lines_skipped"]
         assert not any("unknown" in r.detail for r in skipped)  # every item type is known
+
+
+class TestToolSearchTheServerRan:
+    """A tool search the Responses API ran itself (``execution: "server"``) has no call id: openai/codex
+    ``codex-rs/app-server-protocol/schema/json/internal/RolloutLine.json`` at 7569622ebcc4e536f6291803892e54a15bfd6bd2
+    (``ToolSearchCallResponseItem`` requires only ``arguments``, ``execution``, ``type``; ``call_id`` is string or
+    null on it and on ``ToolSearchOutputResponseItem``, which requires ``execution``, ``status``, ``tools``; ``id`` is
+    write-only, so a rollout holds none). Lines built from those definitions; texts ours."""
+
+    SEARCH: ClassVar[dict[str, Any]] = {
+        "type": "tool_search_call",
+        "call_id": None,
+        "status": "completed",
+        "execution": "server",
+        "arguments": {"paths": ["lookup_eta"]},
+    }
+    FOUND: ClassVar[dict[str, Any]] = {
+        "type": "tool_search_output",
+        "call_id": None,
+        "status": "completed",
+        "execution": "server",
+        "tools": [{"type": "function", "name": "lookup_eta", "description": "Look up a shipping ETA."}],
+    }
+
+    def searched(self, *items: dict[str, Any]) -> Conversation:
+        return rollout(
+            line("session_meta", {"id": "s", "cwd": "/repo"}),
+            user("When does order 7 arrive?"),
+            *(line("response_item", item) for item in items),
+            line(
+                "response_item",
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "Tuesday."}],
+                },
+            ),
+        )
+
+    def test_its_output_answers_it(self) -> None:
+        run = self.searched(self.SEARCH, self.FOUND)
+        call = next(m for m in run.messages if m.tool_calls)
+        result = next(m for m in run.messages if m.role == "tool")
+        assert [c.name for c in call.tool_calls] == ["tool_search"]
+        assert result.tool_call_id == call.tool_calls[0].id
+        assert "lookup_eta" in result.text
+
+    def test_searches_answered_in_order(self) -> None:
+        second = {**self.SEARCH, "arguments": {"paths": ["track"]}}
+        run = self.searched(self.SEARCH, second, self.FOUND, {**self.FOUND, "tools": []})
+        calls = [c.id for m in run.messages for c in m.tool_calls or ()]
+        results = [m.tool_call_id for m in run.messages if m.role == "tool"]
+        assert len(set(calls)) == 2 and results == calls
+
+    def test_a_search_the_client_ran_keeps_its_call_id(self) -> None:
+        run = self.searched(
+            {**self.SEARCH, "call_id": "ts1", "execution": "client"},
+            {**self.FOUND, "call_id": "ts1", "execution": "client"},
+        )
+        assert [m.tool_call_id for m in run.messages if m.role == "tool"] == ["ts1"]
+
+    def test_an_output_with_no_search_before_it_is_one_line(self) -> None:
+        with pytest.raises(ConversationFormatError) as error:
+            self.searched(self.FOUND)
+        assert str(error.value) == "rollout.jsonl: line 3: payload: missing call_id"
 
 
 VSCODE = (
