@@ -16,6 +16,10 @@ the content filter, a resumed-conversation transcript); observations, rejections
 summary to the model as a user message) and a recorded compaction. State updates, condensation requests, pauses,
 token and log events are not turns (skipped, with a reading).
 
+Reasoning: an ``ActionEvent``'s, or an agent ``MessageEvent``'s ``llm_message``'s, ``reasoning_content``, else the
+text of its Anthropic ``thinking_blocks``, else its ``responses_reasoning_item``'s summary and text
+(``sdk/llm/message.py``), becomes the reply's ``reasoning_content``.
+
 Usage: ``base_state.json`` ``stats.usage_to_metrics.*.token_usages[]`` are per model call, keyed by
 ``response_id``; the one matching an assistant message's ``llm_response_id`` gives its ``usage_metadata``
 (``prompt_tokens`` + ``completion_tokens`` = ``total_tokens``).
@@ -103,6 +107,33 @@ def _content(parts: Any) -> str | list[dict[str, Any]]:
     return out
 
 
+def _reasoning(holder: dict[str, Any]) -> str:
+    """A reply's reasoning, as an ``ActionEvent`` or an agent's ``llm_message`` holds it (sdk/llm/message.py
+    ``Message``): ``reasoning_content``, else the text of its Anthropic ``thinking_blocks`` (sent back with the
+    reply; a redacted block holds none), else the summary and text of its ``responses_reasoning_item``."""
+    if isinstance(holder.get("reasoning_content"), str) and holder["reasoning_content"]:
+        return str(holder["reasoning_content"])
+    blocks = holder.get("thinking_blocks")
+    thoughts = [
+        block["thinking"]
+        for block in (blocks if isinstance(blocks, list) else ())
+        if isinstance(block, dict)
+        and block.get("type") == "thinking"
+        and isinstance(block.get("thinking"), str)
+    ]
+    if any(thoughts):
+        return "\n".join(thought for thought in thoughts if thought)
+    item = holder.get("responses_reasoning_item")
+    if not isinstance(item, dict):
+        return ""
+    pieces = [piece for key in ("summary", "content") for piece in _listed(item.get(key))]
+    return "\n".join(piece for piece in pieces if isinstance(piece, str) and piece.strip())
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _observation_text(observation: Any) -> str | list[dict[str, Any]]:
     if not isinstance(observation, dict):
         return json_text(observation)
@@ -172,8 +203,8 @@ def from_events(events: Iterable[tuple[Loc, Any]], *, name: str, state: Any = No
                 "content": _content(event.get("thought")),
                 "tool_calls": [call],
             }
-            if isinstance(event.get("reasoning_content"), str):
-                data["reasoning_content"] = event["reasoning_content"]
+            if reasoning := _reasoning(event):
+                data["reasoning_content"] = reasoning
             if response_id in usages:
                 data["usage_metadata"] = usages[response_id]
             batch = (response_id, data, loc)
@@ -223,6 +254,8 @@ def _event(
         data: dict[str, Any] = {"role": role, "content": content}
         if role == "user" and isinstance(content, str) and ROLES.kind(content) != "request":
             data["internal"] = True
+        if role == "assistant" and (reasoning := _reasoning(message)):
+            data["reasoning_content"] = reasoning
         response_id = event.get("llm_response_id")
         if role == "assistant" and isinstance(response_id, str) and response_id in usages:
             data["usage_metadata"] = usages[response_id]

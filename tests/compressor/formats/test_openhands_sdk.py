@@ -247,3 +247,91 @@ def test_message_content_of_the_wrong_type_is_one_line(tmp_path: Path, content: 
     with pytest.raises(ConversationFormatError, match=words) as caught:
         load_conversation(folder)
     assert "\n" not in str(caught.value)
+
+
+class TestReasoning:
+    """What a reply reasoned goes back to the model with it (OpenHands/software-agent-sdk
+    ``openhands-sdk/openhands/sdk/llm/message.py`` at ddc742b5be87e5a03724e7df40414effd6250eae: ``Message`` holds
+    ``reasoning_content``, Anthropic ``thinking_blocks`` {type thinking, thinking, signature} or {type
+    redacted_thinking, data}, and ``responses_reasoning_item`` {id, summary: [str], content: [str], encrypted_content};
+    ``event/llm_convertible/action.py`` at 17555e4a3a98f64a0eff0b2263e3b5dee974e1bf keeps them on the ``ActionEvent``,
+    ``message.py`` at 6fd966181c62b5f8fc2df24920076aac5828fc5b in an agent ``MessageEvent``'s ``llm_message``). Events
+    built from those classes; texts ours."""
+
+    def read(self, action: dict[str, object], reply: dict[str, object]) -> list[object]:
+        lines = [
+            {
+                "kind": "MessageEvent",
+                "source": "user",
+                "llm_message": {"role": "user", "content": [{"type": "text", "text": "Fix the test."}]},
+            },
+            {
+                "kind": "ActionEvent",
+                "source": "agent",
+                "thought": [],
+                "tool_name": "terminal",
+                "tool_call_id": "call_1",
+                "tool_call": {"id": "call_1", "name": "terminal", "arguments": "{}", "origin": "completion"},
+                "llm_response_id": "resp_1",
+                **action,
+            },
+            {
+                "kind": "ObservationEvent",
+                "source": "environment",
+                "tool_name": "terminal",
+                "tool_call_id": "call_1",
+                "action_id": "a1",
+                "observation": {
+                    "kind": "TerminalObservation",
+                    "content": [{"type": "text", "text": "1 failed"}],
+                },
+            },
+            {
+                "kind": "MessageEvent",
+                "source": "agent",
+                "llm_response_id": "resp_2",
+                "llm_message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "Fixed."}],
+                    **reply,
+                },
+            },
+        ]
+        run = load_conversation("".join(json.dumps(line) + "\n" for line in lines), name="events.jsonl")
+        return [
+            (message.model_extra or {}).get("reasoning_content")
+            for message in run.messages
+            if message.role == "assistant"
+        ]
+
+    def test_a_replys_reasoning_content_is_kept(self) -> None:
+        assert self.read(
+            {"reasoning_content": "Run the tests."}, {"reasoning_content": "It passes now."}
+        ) == [
+            "Run the tests.",
+            "It passes now.",
+        ]
+
+    def test_anthropic_thinking_blocks_are_its_reasoning(self) -> None:
+        blocks = [
+            {"type": "thinking", "thinking": "Run the tests first.", "signature": "sig"},
+            {"type": "redacted_thinking", "data": "opaque"},
+        ]
+        assert self.read({"thinking_blocks": blocks}, {"thinking_blocks": blocks[1:]}) == [
+            "Run the tests first.",
+            None,
+        ]
+
+    def test_a_responses_reasoning_item_gives_its_summary_and_text(self) -> None:
+        item = {"id": "rs_1", "summary": ["Check the failure."], "content": None, "encrypted_content": "gAAA"}
+        assert self.read({"responses_reasoning_item": item}, {"responses_reasoning_item": item}) == [
+            "Check the failure.",
+            "Check the failure.",
+        ]
+
+    def test_the_same_thinking_in_both_fields_is_kept_once(self) -> None:
+        both = {
+            "reasoning_content": "Run the tests first.",
+            "thinking_blocks": [{"type": "thinking", "thinking": "Run the tests first.", "signature": "s"}],
+        }
+        assert self.read(both, {}) == ["Run the tests first.", None]
