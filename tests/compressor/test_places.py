@@ -227,7 +227,7 @@ class TestQwenPlace:
         assert [(row["path"], row["messages"]) for row in rows] == [(str(session), 15)]
 
 
-GEMINI_SUBAGENT = FIXTURES / "formats" / "gemini" / "subagent" / "7d2e4c1a-5b6f-4e8d-9a0b-1c2d3e4f5a6b.jsonl"
+GEMINI_SUBAGENT = FIXTURES / "formats" / "gemini" / "7d2e4c1a-5b6f-4e8d-9a0b-1c2d3e4f5a6b.jsonl"
 GEMINI_PARENT = "0ab84937-9fe7-4284-986a-33c832af0b6a"
 
 
