@@ -14,6 +14,13 @@ the AI SDK usage's ``inputTokens.total`` (all input, cache reads included) and `
 the tool's own result objects (``read_files``: ``{query, result, success}``): sent as their JSON. The person's words
 come wrapped in ``<user_input mode="act|plan">``: a real request; other user text beside tool results is the
 CLI's own. The sibling ``<id>.json`` (run status, totals) is not read.
+
+Newer files (``@cline/core``, which the CLI, the VS Code extension's SDK path and the desktop app share: cline/cline
+``sdk/packages/core/docs/messages-contract-v1.md`` at 21cb8d2) keep no ``origin``: ``version: 1`` and ``agent``
+(lead, subagent, teammate) name them. A compaction rewrites the list and marks a message by ``metadata.kind``:
+``compaction_summary`` (an agentic summary, a "Context summary:" user turn the agent wrote: internal, recorded with
+its ``tokensBefore``), or ``compaction`` on the first kept request of a basic fold, whose summary is the
+``<SYSTEM_NOTICE>`` blocks folded into the kept requests (no window before is stated: ``usageBefore`` sums usage).
 """
 
 from __future__ import annotations
@@ -23,12 +30,21 @@ from typing import Any
 from compressor.formats import anthropic
 from compressor.formats.building import build_conversation, build_message, indexed
 from compressor.formats.problems import Loc, expect_dict, expect_list
-from compressor.formats.runs import call_usage, json_text
+from compressor.formats.runs import call_usage, json_text, token_count
 from compressor.formats.shape import Reader, Shape
 from compressor.messages import Conversation, Message, Reading
+from compressor.run_records import RecordedCompaction
 
 SOURCE_FORMAT = "cline"
 USER_INPUT = "<user_input"
+#: Who wrote a session file (``messages-contract-v1.md``): the lead agent, a subagent or a team's teammate.
+AGENTS = ("lead", "subagent", "teammate")
+#: ``metadata.kind`` of the message a compaction leaves: the summary an agentic compaction puts first
+#: (``compaction-shared.ts`` ``buildSummaryMessage``), or the first turn a basic one folded its notices into
+#: (``basic-compaction.ts``: each kept request gets a ``<SYSTEM_NOTICE>`` of what was done after it).
+SUMMARY_KIND = "compaction_summary"
+FOLD_KIND = "compaction"
+NOTICE = "<SYSTEM_NOTICE>"
 
 
 def looks_like(shape: Shape) -> bool:
@@ -36,8 +52,8 @@ def looks_like(shape: Shape) -> bool:
     return (
         isinstance(raw, dict)
         and isinstance(raw.get("sessionId"), str)
-        and isinstance(raw.get("origin"), dict)
         and isinstance(raw.get("messages"), list)
+        and (isinstance(raw.get("origin"), dict) or (raw.get("version") == 1 and raw.get("agent") in AGENTS))
     )
 
 
@@ -97,12 +113,22 @@ def read(shape: Shape) -> list[Conversation]:
     if isinstance(prompt, str) and prompt.strip():
         messages.append(build_message({"role": "system", "content": prompt}, Loc().key("system_prompt")))
     base = Loc().key("messages")
+    items = expect_list(raw["messages"], base, "messages")
     model = None
-    for loc, item in indexed(expect_list(raw["messages"], base, "messages"), base):
+    compactions: list[RecordedCompaction] = []
+    for loc, item in indexed(items, base):
         data = expect_dict(item, loc, "a message")
-        messages += _message(data, loc)
+        built = _message(data, loc)
+        compaction = _compaction(data, items, at=len(messages))
+        if compaction is not None:
+            compactions.append(compaction)
+            if _dict(data.get("metadata")).get("kind") == SUMMARY_KIND:  # the agent's turn, not the person's
+                built = [m.model_copy(update={"internal": True}) if m.role == "user" else m for m in built]
+        messages += built
         model = _dict(data.get("modelInfo")).get("id") or model
     conversation = build_conversation(messages, [], name=shape.stem, source_format=SOURCE_FORMAT, loc=Loc())
+    shift = len(conversation.system)
+    recorded = [c.model_copy(update={"index": c.index - shift}) for c in compactions]
     origin = _dict(raw.get("origin"))
     metadata = {"agent": "cline", "session_id": raw["sessionId"], "cline_version": origin.get("version")}
     readings = list(conversation.readings)
@@ -112,12 +138,41 @@ def read(shape: Shape) -> list[Conversation]:
     internal = sum(1 for message in conversation.messages if message.role == "user" and message.internal)
     if internal:
         readings.append(Reading(code="internal_user_turns", count=internal))
+    if recorded:
+        readings.append(Reading(code="recorded_compactions", count=len(recorded)))
     metadata = {key: value for key, value in metadata.items() if value is not None}
-    return [
-        conversation.model_copy(
-            update={"metadata": {**conversation.metadata, **metadata}, "readings": readings}
+    update = {"metadata": {**conversation.metadata, **metadata}, "readings": readings}
+    return [conversation.model_copy(update={**update, "recorded_compactions": recorded})]
+
+
+def _compaction(data: dict[str, Any], items: list[Any], *, at: int) -> RecordedCompaction | None:
+    """The compaction a message records, if its ``metadata.kind`` says it is one. An agentic summary states the
+    window it replaced (``tokensBefore``); a basic fold states only the usage summed over the calls it dropped
+    (``usageBefore``), no window, and its summary is the notices it folded into every kept request."""
+    meta = _dict(data.get("metadata"))
+    if meta.get("kind") == SUMMARY_KIND:
+        summary = meta.get("summary")
+        content = data.get("content")
+        blocks = content if isinstance(content, list) else []
+        written = "\n".join(
+            b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)
         )
-    ]
+        text = summary if isinstance(summary, str) and summary else written
+        return RecordedCompaction(
+            index=at, source=SOURCE_FORMAT, summary=text, tokens_before=token_count(meta.get("tokensBefore"))
+        )
+    if meta.get("kind") == FOLD_KIND:
+        notices = [
+            block["text"]
+            for item in items
+            if isinstance(item, dict) and isinstance(item.get("content"), list)
+            for block in item["content"]
+            if isinstance(block, dict)
+            and isinstance(block.get("text"), str)
+            and block["text"].startswith(NOTICE)
+        ]
+        return RecordedCompaction(index=at, source=SOURCE_FORMAT, summary="\n\n".join(notices))
+    return None
 
 
 READER = Reader(name="cline-cli-session", looks_like=looks_like, read=read)

@@ -63,3 +63,41 @@ def test_the_clis_sessions_are_found_in_its_standard_place(tmp_path: Path) -> No
     (folder / "1796161295367_z8gc0.json").write_text(json.dumps({"version": 1, "status": "completed"}))
     found = find_sessions(tmp_path, environ={})
     assert [(s.agent, s.path) for s in found] == [("cline", folder / SESSION.name)]
+
+
+SDK = FIXTURES / "formats" / "cline"
+
+
+class TestSdkSessionFile:
+    """Session files as ``@cline/core`` writes them, which keep no ``origin`` (cline/cline at
+    21cb8d2525bcedf1f4b6890b27a74a14fe7451e4, ``sdk/packages/core/docs/messages-contract-v1.md``: ``{version: 1,
+    updated_at, agent: lead|subagent|teammate, sessionId, messages, system_prompt?}``); the fixtures are that
+    commit's own ``sdk/packages/core/fixtures``. Before, they were read as a bare Anthropic list: no usage, no
+    model, no recorded compaction."""
+
+    def test_the_contracts_golden_file_reads_as_a_cline_session(self) -> None:
+        run = load_conversation(fixture(SDK / "success.messages.json"))
+        assert run.source_format == "cline"
+        assert run.metadata["session_id"] == "fixture-success-01"
+        assert run.metadata["model"] == "claude-sonnet-4-6"
+        reply = run.messages[-1]
+        assert reply.usage_metadata is not None and reply.usage_metadata["total_tokens"] == 29
+
+    def test_an_agentic_compaction_is_recorded_with_its_window(self) -> None:
+        """``compaction-shared.ts`` ``buildSummaryMessage``: a user message "Context summary: …" with
+        ``metadata {kind: compaction_summary, summary, tokensBefore}``, first in the rewritten list."""
+        run = load_conversation(fixture(SDK / "agentic.compaction.json"))
+        (compaction,) = run.recorded_compactions
+        assert (compaction.index, compaction.tokens_before) == (0, 21919)
+        assert compaction.summary.startswith("## Goal\nAlign spacing/padding of sidebar UI elements")
+        assert run.messages[0].internal and not run.messages[1].internal  # then "hello", the person's
+
+    def test_a_basic_compaction_is_recorded_with_its_notices(self) -> None:
+        """``basic-compaction.ts``: the first kept request carries ``metadata {kind: compaction, messagesRemoved,
+        usageBefore}`` (usage summed over the dropped calls, no window); each kept request gets a
+        ``<SYSTEM_NOTICE>`` of what was done after it."""
+        run = load_conversation(fixture(SDK / "basic.compaction.json"))
+        (compaction,) = run.recorded_compactions
+        assert (compaction.index, compaction.tokens_before) == (0, None)
+        assert compaction.summary.count("<SYSTEM_NOTICE>") == 4
+        assert not run.messages[0].internal  # the person's request, the notice folded into it
