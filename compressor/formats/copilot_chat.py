@@ -4,7 +4,8 @@ emptyWindowChatSessions/``), each request read as the messages Copilot sends the
 
 Invariant: every request gives its user message, then one assistant message per tool-call round with the calls
 that have a recorded result, each result a ``tool`` message right after its round; a summary Copilot made of the
-conversation is one internal user message, where the summary takes over, and one recorded compaction.
+conversation is one internal user message, where the summary takes over, and one recorded compaction; so is a
+compaction the Responses API made (a round's ``compaction``), its summary encrypted, right before that round.
 
 Schema: microsoft/vscode ``src/vs/workbench/contrib/chat/common/model/chatModel.ts`` (``ISerializableChatData`` 3,
 ``ISerializableChatRequestData``, ``SerializedChatResponsePart``), ``chatSessionStore.ts`` (where and when each file
@@ -27,6 +28,9 @@ conversation.ts`` (``IResultMetadata``: ``renderedUserMessage``, ``renderedGloba
   alike before sending: ``stripInternalToolCallIds``).
 - A request without rounds (Ask mode, other participants) is its reply's markdown; a failed one with no reply is
   left out. A request undone by restoring a checkpoint (``shouldBeRemovedOnSend``) is left out, as Copilot does.
+- A round's ``compaction`` (``toolCallRound.ts``; ``OpenAIContextManagementResponse``, what the Responses API's
+  ``context_management`` returns): ``endpoint/node/responsesApi.ts`` sends it first in that round's assistant message
+  and leaves every message before it out of the request (``rawMessagesToResponseAPI``), so it is a compaction there.
 - Usage: a round's ``usage`` (OpenAI's counts) on its message; else the turn's ``promptTokens``/``outputTokens``
   (Copilot's metadata) or ``promptTokens``/``completionTokens`` (VS Code's, newer) on its last reply. Files of most
   versions hold none: the windows are then counted. No system prompt is stored: none is added.
@@ -49,6 +53,10 @@ from compressor.messages import Conversation, RecordedCompaction
 SOURCE_FORMAT = "copilot-chat"
 #: How Copilot hands a summary to the model (``SummaryMessageElement``, a ``Tag`` named conversation-summary).
 SUMMARY_TAG = "conversation-summary"
+#: A round's ``compaction``: the Responses API's own, ``{type: "compaction", id, encrypted_content}``.
+SERVER_COMPACTION = "compaction"
+#: What stands for a summary only the server can read.
+ENCRYPTED_SUMMARY = "[compaction summary, encrypted by the server]"
 
 
 def _is_request(value: Any) -> bool:
@@ -239,6 +247,10 @@ class _Session:
         response = round_.get("response")
         if calls and not kept:
             return  # Copilot drops the whole round, its text too
+        compaction = round_.get("compaction")
+        if isinstance(compaction, dict) and compaction.get("type") == SERVER_COMPACTION:
+            # sent first in this round's reply, and every message before it is left out of later requests
+            self._compaction(None, loc.key("compaction"))
         data: dict[str, Any] = {"role": "assistant", "content": response if isinstance(response, str) else ""}
         if kept:
             data["tool_calls"] = [
@@ -302,10 +314,13 @@ class _Session:
         if extra:
             last["metadata"] = extra
 
-    def _compaction(self, summary: str, loc: Loc) -> None:
-        text = f"<{SUMMARY_TAG}>\n{summary}\n</{SUMMARY_TAG}>"
+    def _compaction(self, summary: str | None, loc: Loc) -> None:
+        """Copilot's own summary (``summary``), or the server's encrypted one (None), from here on."""
+        text = f"<{SUMMARY_TAG}>\n{summary}\n</{SUMMARY_TAG}>" if summary is not None else ENCRYPTED_SUMMARY
         self.entries.append(({"role": "user", "content": text, "internal": True}, loc))
-        self.compactions.append((len(self.entries) - 1, summary))
+        self.compactions.append((len(self.entries) - 1, summary or ""))
+        if summary is None:
+            self.tally.add("summaries_encrypted")
 
     def tokens_before(self, entry: int) -> int | None:
         return reported_before(self.entries, entry)

@@ -187,6 +187,46 @@ class TestCompaction:
         assert any(r.code == "usage_after_compaction_stale" for r in flat.readings)
 
 
+class TestServerCompaction:
+    """A compaction the Responses API made (``context_management``) is kept on the round it first goes out with:
+    microsoft/vscode-copilot-chat ``src/extension/prompt/common/toolCallRound.ts`` at
+    e6071080e75bfb140d06223d43b255416d88d8be (``compaction?: OpenAIContextManagementResponse``, ``{encrypted_content,
+    type: 'compaction', id}``), and ``src/platform/endpoint/node/responsesApi.ts`` at
+    51c15db45199f0b956bd34512a2cd03414f07b47 (``rawMessagesToResponseAPI`` sends the messages from the one holding the
+    latest compaction on, the compaction first in it). The flat fixture with its summary replaced by such a
+    compaction on the round after the summarised one."""
+
+    def compacted(self) -> Conversation:
+        session = raw(FLAT)
+        metadata = session["requests"][1]["result"]["metadata"]
+        metadata.pop("summary")
+        metadata["toolCallRounds"][2]["compaction"] = {
+            "type": "compaction",
+            "id": "cmp_1",
+            "encrypted_content": "gAAAAB-opaque",
+        }
+        return load_conversation(json.dumps(session), name="s.json")
+
+    def test_it_is_a_recorded_compaction_right_before_its_round(self) -> None:
+        run = self.compacted()
+        (compaction,) = run.recorded_compactions
+        carrier = run.messages[compaction.index]
+        assert compaction.index == 14 and compaction.summary == ""
+        assert carrier.role == "user" and carrier.internal and "encrypted" in carrier.text
+        assert run.messages[15].metadata == {"round_id": "c4d6e8f0-a2b3-4c5d-8e7f-9a1b3c5d7e96"}
+        assert compaction.tokens_before == 10_087
+
+    def test_the_summary_is_said_to_be_encrypted(self) -> None:
+        assert any(r.code == "summaries_encrypted" and r.count == 1 for r in self.compacted().readings)
+
+    def test_another_kind_of_context_management_is_not_a_compaction(self) -> None:
+        session = raw(FLAT)
+        metadata = session["requests"][1]["result"]["metadata"]
+        metadata.pop("summary")
+        metadata["toolCallRounds"][2]["compaction"] = {"type": "something_else"}
+        assert load_conversation(json.dumps(session), name="s.json").recorded_compactions == []
+
+
 class TestMetadata:
     def test_session_and_model(self, flat: Conversation) -> None:
         assert flat.metadata["session_id"] == "2d8e4f6a-0b1c-4d3e-9f5a-7b6c8d0e1f23"
