@@ -35,6 +35,8 @@ class Place:
     env: str | None = None  # an environment variable that moves the folder (the agent's own)
     env_suffix: str = ""  # the part below that variable's folder
     env_fallback: str | None = None  # the agent's next variable that moves it, when ``env`` is not set
+    # Further variables, each with the part below its folder, tried in order after those (Cline's data folder).
+    env_chain: tuple[tuple[str, str], ...] = ()
     # Stores read whole (a database file, or a folder a store reader takes), below the folder. The first one
     # there is the agent's every session: a later one is what it migrated from and still holds the same ones.
     stores: tuple[str, ...] = ()
@@ -52,9 +54,10 @@ class Place:
     store_patterns: tuple[str, ...] = ()
 
     def root(self, home: Path, environ: Mapping[str, str]) -> Path | None:
-        for variable in (self.env, self.env_fallback):
+        chain = ((self.env, self.env_suffix), (self.env_fallback, self.env_suffix), *self.env_chain)
+        for variable, suffix in chain:
             if variable and environ.get(variable):
-                return Path(environ[variable]).expanduser() / self.env_suffix
+                return Path(environ[variable]).expanduser() / suffix
         return home / self.folder if self.folder is not None else None
 
 
@@ -167,8 +170,25 @@ PLACES: tuple[Place, ...] = (
             ("kilo-code", "kilocode.kilo-code"),
         )
     ),
-    # The Cline CLI (3.x) keeps a session a folder, <id>/<id>.messages.json beside its <id>.json run record.
-    Place("cline", ".cline/data/sessions", ("*/*.messages.json",)),
+    # The Cline CLI (3.x) and @cline/core keep a session a folder, <id>/<id>.messages.json beside its <id>.json run
+    # record, in the sessions folder: CLINE_SESSION_DATA_DIR, else the data folder's sessions/; the data folder is
+    # CLINE_DATA_DIR, else $CLINE_DIR/data, else ~/.cline/data (cline/cline sdk/packages/shared/src/storage/paths.ts).
+    Place(
+        "cline",
+        ".cline/data/sessions",
+        ("*/*.messages.json",),
+        env="CLINE_SESSION_DATA_DIR",
+        env_chain=(("CLINE_DATA_DIR", "sessions"), ("CLINE_DIR", "data/sessions")),
+    ),
+    # Cline's tasks outside VS Code's storage (the data folder's tasks/<id>/: apps/vscode legacy-state-reader.ts).
+    Place(
+        "cline",
+        ".cline/data/tasks",
+        ("*/api_conversation_history.json",),
+        env="CLINE_DATA_DIR",
+        env_suffix="tasks",
+        env_chain=(("CLINE_DIR", "data/tasks"),),
+    ),
     # GitHub Copilot Chat, as VS Code saves its sessions (1.109 and later: a .jsonl log beside the older .json).
     *(Place("copilot-chat", user, _CHAT_SESSIONS, newer_suffix=".jsonl") for user in _VSCODE_USER),
     # Amazon Q's chat keeps each working directory's conversation in data.sqlite3 of its data folder (dirs'

@@ -261,6 +261,53 @@ class TestGeminiPlace:
         assert [(s.agent, s.path) for s in found] == [("gemini-cli", session)]
 
 
+CLINE_SESSION = FIXTURES / "formats" / "cline" / "1796161295367_z8gc0.messages.json"
+CLINE_TASK = FIXTURES / "formats" / "cline" / "api_conversation_history_native.json"
+
+
+class TestClinePlace:
+    """Where Cline keeps sessions outside VS Code's storage, as of cline/cline 21cb8d2525bcedf1f4b6890b27a74a14fe7451e4:
+    the data folder is ``CLINE_DATA_DIR``, else ``$CLINE_DIR/data``, else ``~/.cline/data``; sessions go to
+    ``CLINE_SESSION_DATA_DIR``, else its ``sessions/`` (``sdk/packages/shared/src/storage/paths.ts``), tasks to its
+    ``tasks/<id>/`` (``apps/vscode/src/sdk/legacy-state-reader.ts``)."""
+
+    def session(self, sessions: Path) -> Path:
+        path = sessions / "1796161295367_z8gc0" / CLINE_SESSION.name
+        path.parent.mkdir(parents=True)
+        shutil.copyfile(fixture(CLINE_SESSION), path)
+        return path
+
+    @pytest.mark.parametrize(
+        ("variable", "below"),
+        [("CLINE_SESSION_DATA_DIR", ""), ("CLINE_DATA_DIR", "sessions"), ("CLINE_DIR", "data/sessions")],
+    )
+    def test_each_variable_moves_the_sessions_folder(self, tmp_path: Path, variable: str, below: str) -> None:
+        self.session(tmp_path / ".cline/data/sessions")  # not where Cline looks then
+        moved = tmp_path / "elsewhere"
+        path = self.session(moved / below if below else moved)
+        found = find_sessions(tmp_path, environ={variable: str(moved)})
+        assert [(s.agent, s.path) for s in found] == [("cline", path)]
+
+    def test_the_sessions_variable_comes_before_the_data_folder(self, tmp_path: Path) -> None:
+        path = self.session(tmp_path / "sessions-only")
+        self.session(tmp_path / "data/sessions")
+        environ = {
+            "CLINE_SESSION_DATA_DIR": str(tmp_path / "sessions-only"),
+            "CLINE_DATA_DIR": str(tmp_path / "data"),
+        }
+        assert [s.path for s in find_sessions(tmp_path, environ=environ)] == [path]
+
+    def test_a_task_in_the_data_folder_is_listed_and_read(self, tmp_path: Path) -> None:
+        task = tmp_path / ".cline/data/tasks/1796160000000" / "api_conversation_history.json"
+        task.parent.mkdir(parents=True)
+        shutil.copyfile(fixture(CLINE_TASK), task)
+        assert [(s.agent, s.path) for s in find_sessions(tmp_path, environ={})] == [("cline", task)]
+        out, err = io.StringIO(), io.StringIO()
+        assert main(["runs", "--home", str(tmp_path), "--json"], out=out, err=err) == 0
+        rows = [json.loads(line) for line in out.getvalue().splitlines()]
+        assert [row["path"] for row in rows] == [str(task)] and rows[0]["messages"] > 0
+
+
 class TestCursorWorkspacePlace:
     """One database a workspace (``workspaceStorage/<hash>/state.vscdb``), each listed when it keeps chats."""
 
