@@ -205,7 +205,7 @@ class TestBrokenFolder:
         )
 
 
-INTERRUPTED = FIXTURES / "formats" / "opencode" / "interrupted" / "storage"
+INTERRUPTED = FIXTURES / "formats" / "opencode_interrupted" / "storage"
 
 
 class TestInterruptedTool:
