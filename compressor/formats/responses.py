@@ -17,7 +17,8 @@ any of its text parts is context Codex injects — ``# AGENTS.md instructions fo
 ``<environment_context>``, ``<user_instructions>``, ``<skill>``, ``<user_shell_command>``, ``<turn_aborted>``,
 ``<subagent_notification>`` or ``<subagents>`` (case-insensitive, as Codex compares). A user message starting with
 Codex's compaction summary prefix is a compaction summary: internal, and a recorded compaction. Developer and
-system messages are ``system`` messages. Other user messages are real requests.
+system messages are ``system`` messages. Other user messages are real requests. A message naming its parts' kinds
+(newer Codex: ``user.text`` typed, ``agents_md.*``, ``hooks.additional_context`` … added) is real when one is typed.
 """
 
 from __future__ import annotations
@@ -40,6 +41,18 @@ ABORTED_NOTE = "as Codex gives a call that has none"
 SUMMARY_PREFIX = (
     "Another language model started to solve this problem and produced a summary of its thinking process."
 )
+#: The kind newer Codex gives the part of a user message the person typed (``content_item_kinds``).
+HUMAN_TEXT = "user.text"
+
+
+def content_kinds(item: dict[str, Any]) -> list[str] | None:
+    """What each part of a message is, as newer Codex names them; None when the item does not say."""
+    passthrough = item.get("internal_chat_message_metadata_passthrough")
+    kinds = passthrough.get("content_item_kinds") if isinstance(passthrough, dict) else None
+    ok = isinstance(kinds, list) and kinds and all(isinstance(kind, str) for kind in kinds)
+    return kinds if ok else None
+
+
 CODEX_RULES = TurnRules(
     internal_prefixes=("# agents.md instructions for ",),
     internal_tags=(
@@ -280,7 +293,13 @@ class ItemParser:
         if text.startswith(SUMMARY_PREFIX):
             self.log.compaction(text, loc)
             return
-        internal = any(CODEX_RULES.kind(piece.lower()) == "internal" for piece in _texts(item.get("content")))
+        kinds = content_kinds(item)
+        if kinds is not None:
+            internal = HUMAN_TEXT not in kinds
+        else:
+            internal = any(
+                CODEX_RULES.kind(piece.lower()) == "internal" for piece in _texts(item.get("content"))
+            )
         self.log.add({"role": "user", "content": content, "internal": internal}, loc)
 
     def _agent_message(self, item: dict[str, Any], loc: Loc) -> None:

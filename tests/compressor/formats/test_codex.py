@@ -494,3 +494,57 @@ class TestRealRolloutUsageWrittenFirst:
         )
         totals = [(m.usage_metadata or {}).get("total_tokens") for m in run.messages if m.role == "assistant"]
         assert totals == [40, None]
+
+
+class TestContentItemKinds:
+    """Newer Codex names each part of a user message (``internal_chat_message_metadata_passthrough``
+    ``content_item_kinds``, one per content item): ``user.text`` is what the person typed, the rest is context
+    Codex added (kinds as codex-cli 0.155 rollouts carry them: ``agents_md.instructions``,
+    ``environments.environment_context``, ``hooks.additional_context``, ``skills.selected_skill_instructions``)."""
+
+    @staticmethod
+    def said(text: str, *kinds: str) -> str:
+        return line(
+            "response_item",
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": text}],
+                "internal_chat_message_metadata_passthrough": {
+                    "turn_id": "t1",
+                    "content_item_kinds": list(kinds),
+                },
+            },
+        )
+
+    def test_a_hooks_context_after_the_request_is_internal(self) -> None:
+        run = rollout(
+            self.said("Fix the failing import in app.py.", "user.text"),
+            # a UserPromptSubmit hook's context: plain text no tag rule can tell from a request
+            self.said("Reminder: run ruff before you finish.", "hooks.additional_context"),
+            line(
+                "response_item",
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "On it."}],
+                },
+            ),
+        )
+        assert [m.content for m in run.messages if m.is_real_user] == ["Fix the failing import in app.py."]
+        assert run.messages[1].role == "user" and not run.messages[1].is_real_user
+
+    def test_a_typed_part_makes_a_request_whatever_its_text(self) -> None:
+        run = rollout(
+            self.said("# AGENTS.md instructions for /repo\n\nUse tabs.", "agents_md.instructions"),
+            self.said("<environment_context>quoted by the user</environment_context>", "user.text"),
+            line(
+                "response_item",
+                {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Ok."}]},
+            ),
+        )
+        assert [m.is_real_user for m in run.messages if m.role == "user"] == [False, True]
+
+    def test_without_kinds_the_text_rules_decide(self) -> None:
+        run = rollout(user("<environment_context>cwd</environment_context>"), user("Go."))
+        assert [m.is_real_user for m in run.messages if m.role == "user"] == [False, True]
