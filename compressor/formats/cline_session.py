@@ -20,7 +20,8 @@ Newer files (``@cline/core``, which the CLI, the VS Code extension's SDK path an
 (lead, subagent, teammate) name them. A compaction rewrites the list and marks a message by ``metadata.kind``:
 ``compaction_summary`` (an agentic summary, a "Context summary:" user turn the agent wrote: internal, recorded with
 its ``tokensBefore``), or ``compaction`` on the first kept request of a basic fold, whose summary is the
-``<SYSTEM_NOTICE>`` blocks folded into the kept requests (no window before is stated: ``usageBefore`` sums usage).
+``<SYSTEM_NOTICE>`` blocks folded into the kept requests (no window before is stated: ``usageBefore`` sums usage). A ``file`` block (a file the person attached) is sent as
+``<file_content path="…">`` text.
 """
 
 from __future__ import annotations
@@ -68,6 +69,19 @@ def _result_content(content: Any) -> Any:
     return content
 
 
+def _sent_block(block: Any) -> Any:
+    """A block as it is sent: a tool result's own objects as their JSON; an attached ``file`` as the text Cline
+    sends for it (``sdk/packages/shared/src/llms/ai-sdk-format.ts``, ``prompt/format.ts`` ``formatFileContentBlock``)."""
+    if not isinstance(block, dict):
+        return block
+    if block.get("type") == "tool_result":
+        return {**block, "content": _result_content(block.get("content"))}
+    if block.get("type") == "file" and isinstance(block.get("content"), str):
+        text = f'<file_content path="{block.get("path", "")}">\n{block["content"]}\n</file_content>'
+        return {"type": "text", "text": text}
+    return block
+
+
 def _message(data: dict[str, Any], loc: Loc) -> list[Message]:
     """The message as ours: a reply with its usage and model; a user turn's tool results, then the CLI's own text
     beside them (internal)."""
@@ -75,12 +89,7 @@ def _message(data: dict[str, Any], loc: Loc) -> list[Message]:
     blocks = content if isinstance(content, list) else None
     fixed: dict[str, Any] = {"role": role, "content": content}
     if blocks is not None:
-        fixed["content"] = [
-            {**block, "content": _result_content(block.get("content"))}
-            if isinstance(block, dict) and block.get("type") == "tool_result"
-            else block
-            for block in blocks
-        ]
+        fixed["content"] = [_sent_block(block) for block in blocks]
     if role == "assistant":
         metrics, model = _dict(data.get("metrics")), _dict(data.get("modelInfo")).get("id")
         usage = call_usage(

@@ -101,3 +101,12 @@ class TestSdkSessionFile:
         assert (compaction.index, compaction.tokens_before) == (0, None)
         assert compaction.summary.count("<SYSTEM_NOTICE>") == 4
         assert not run.messages[0].internal  # the person's request, the notice folded into it
+
+    def test_an_attached_file_is_the_text_cline_sends_for_it(self) -> None:
+        """``sdk/packages/shared/src/llms/ai-sdk-format.ts``: a ``file`` block goes to the model as
+        ``formatFileContentBlock(path, content)`` (``prompt/format.ts``), ``<file_content path="…">`` text."""
+        run = load_conversation(fixture(SDK / "session.messages.json"))
+        request = run.messages[0]
+        path = "/Users/example/dev/cline/apps/examples/desktop-app/webview/components/agent-sidebar.tsx"
+        assert f'<file_content path="{path}">\n"use client";' in request.text
+        assert request.text.rstrip().endswith("</file_content>")
