@@ -17,11 +17,14 @@ CLI's own. The sibling ``<id>.json`` (run status, totals) is not read.
 
 Newer files (``@cline/core``, which the CLI, the VS Code extension's SDK path and the desktop app share: cline/cline
 ``sdk/packages/core/docs/messages-contract-v1.md`` at 21cb8d2) keep no ``origin``: ``version: 1`` and ``agent``
-(lead, subagent, teammate) name them. A compaction rewrites the list and marks a message by ``metadata.kind``:
+(lead, subagent, teammate) name them. A ``file`` block (a file the person attached) is sent as ``<file_content
+path="…">`` text. Before July 2026 a compaction rewrote the list, marking a message by ``metadata.kind``:
 ``compaction_summary`` (an agentic summary, a "Context summary:" user turn the agent wrote: internal, recorded with
 its ``tokensBefore``), or ``compaction`` on the first kept request of a basic fold, whose summary is the
-``<SYSTEM_NOTICE>`` blocks folded into the kept requests (no window before is stated: ``usageBefore`` sums usage). A ``file`` block (a file the person attached) is sent as
-``<file_content path="…">`` text.
+``<SYSTEM_NOTICE>`` blocks folded into the kept requests (no window before is stated: ``usageBefore`` sums usage).
+Since d5db7eb the file keeps the whole history and the compacted list (same markers) goes to the sidecar
+``<id>.compaction.json`` (``{version, updated_at, source_message_count, messages}``), which a file reader cannot
+reach: not read.
 """
 
 from __future__ import annotations
