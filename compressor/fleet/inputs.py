@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..dumps.files import inside
-from ..formats.places import database_tally, find_sessions, folder_tally, is_store_folder, left_out
+from ..formats.places import find_sessions, is_store_folder, left_out
 from ..formats.source import RUN_FILE_SUFFIXES
 from ..formats.stores import DATABASE_SUFFIXES
+from ..formats.tallies import database_tally, folder_tally
 from ..jsontext import encodable
 from .catalog import DATABASE as CATALOG_DATABASE
 from .values import Broken
@@ -31,7 +32,7 @@ SKIPPED_FOLDERS: frozenset[str] = frozenset({".git", "__pycache__", "node_module
 @dataclass(frozen=True, kw_only=True)
 class Input:
     """One file to catalogue, with what ``stat`` said of it (the catalog's first key): for a database with a
-    write-ahead log beside it, of the two together (``formats.places.database_tally``)."""
+    write-ahead log beside it, of the two together (``formats.tallies.database_tally``)."""
 
     path: str
     size: int

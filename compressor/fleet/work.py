@@ -24,7 +24,7 @@ from ..analysis import analyze, run_model_of, run_window_of
 from ..config import CurrentRoundCompressorConfig
 from ..errors import CompressorError
 from ..formats import load_conversations
-from ..formats.places import WAL_SUFFIX, write_ahead_log
+from ..formats.tallies import WAL_SUFFIX, write_ahead_log
 from ..jsontext import writable_value
 from ..message_storage import keep_count
 from ..messages import Conversation

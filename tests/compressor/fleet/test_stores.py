@@ -14,7 +14,8 @@ import pytest
 from compressor.fleet import Catalog, InlineExecutor, build_catalog, discover, run_fleet
 from compressor.fleet.work import file_hash
 from compressor.formats import load_conversations
-from compressor.formats.places import database_tally, find_sessions
+from compressor.formats.places import find_sessions
+from compressor.formats.tallies import database_tally
 from tests.compressor.formats.test_agents_sqlite import SCHEMA
 from tests.compressor.formats.test_opencode import STORAGE, migrate
 from tests.conftest import fixture
