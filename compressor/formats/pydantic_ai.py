@@ -28,8 +28,11 @@ and at 4fda389 (after v2.33.0), with ``usage.py`` at 154fec5 for the older ``Usa
 - Interrupted requests (``state: interrupted``, v2: the tool results gathered when a run was cancelled or raised
   before the request went out): one that ends the history was never sent and is left out (counted); one the history
   goes on after was sent once the run went on (merged into the next request, or sent again when the run resumed
-  without a prompt), and a call of the response before it that it leaves unanswered was sent Pydantic AI's
-  placeholder result (``_repair_dangling_tool_calls``, ``INTERRUPTED_TOOL_RETURN_CONTENT``).
+  without a prompt).
+- The history is cleaned as Pydantic AI cleans it before every request (``pydantic_ai_history``): a tool result
+  with no call before it is left out (counted), a call no later request answers gets Pydantic AI's placeholder
+  result where Pydantic AI puts it, consecutive requests are one turn with their results first; only the calls of a
+  response ending the history get this reader's stand-in.
 - Usage: ``input_tokens`` (older ``request_tokens``) includes cached tokens, so ``input_tokens + output_tokens``
   is the window that call saw plus its reply (SPEC §6's ``total_tokens``); only the older ``total_tokens`` is used
   when neither count is there. ``model_name`` and ``provider_name`` → metadata.
@@ -37,21 +40,21 @@ and at 4fda389 (after v2.33.0), with ``usage.py`` at 154fec5 for the older ``Usa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from compressor.formats import pydantic_ai_history as history
 from compressor.formats.building import check_usage, indexed
 from compressor.formats.problems import (
     FormatProblem,
     Loc,
-    expect_dict,
-    expect_list,
     expect_name,
     short,
     type_name,
 )
 from compressor.formats.pydantic_ai_content import compact, retry_text, tool_return, user_content
+from compressor.formats.pydantic_ai_history import Message
 from compressor.formats.session_log import Entry, SessionLog, token_count
 from compressor.formats.shape import Reader, Shape
 from compressor.messages import Conversation
@@ -59,8 +62,6 @@ from compressor.messages import Conversation
 SOURCE_FORMAT = "pydantic-ai"
 KINDS = ("request", "response")
 NO_RESULT = "(no result: the history ends before the tool returned)"
-#: What Pydantic AI sends for a call an interrupted run left unanswered (``messages.INTERRUPTED_TOOL_RETURN_CONTENT``).
-INTERRUPTED_RESULT = "The tool call was interrupted before a result was produced."
 ENCRYPTED = "[compaction summary, encrypted by the provider]"
 #: Keys a provider-run tool part keeps in the content (what is sent back; timestamps and provider data are not).
 BUILTIN_KEYS = ("part_kind", "tool_name", "args", "tool_call_id", "content")
@@ -112,20 +113,6 @@ def _located(shape: Shape, log: SessionLog) -> Callable[[], Iterator[tuple[Loc, 
 # -- messages --------------------------------------------------------------------------------------------------------
 
 
-def _parts(message: dict[str, Any], loc: Loc) -> list[tuple[Loc, dict[str, Any], str]]:
-    out = []
-    for index, part in enumerate(expect_list(message.get("parts"), loc.key("parts"), "parts")):
-        where = loc.key("parts").key(index)
-        part = expect_dict(part, where, "a message part")
-        kind = part.get("part_kind")
-        if not isinstance(kind, str):
-            raise FormatProblem(
-                where.key("part_kind"), f"must be a string, got {type_name(kind)} {short(kind)}"
-            )
-        out.append((where, part, kind))
-    return out
-
-
 def _tool_name(part: dict[str, Any], loc: Loc) -> str:
     return expect_name(part, "tool_name", loc)
 
@@ -141,27 +128,13 @@ def _text(part: dict[str, Any], loc: Loc) -> str:
     return content
 
 
-def _answers_a_call(part: dict[str, Any], kind: str) -> bool:
-    """A tool result (Pydantic AI's ``_is_tool_result_part``): a tool return, or a retry prompt naming a tool."""
-    return kind == "tool-return" or (kind == "retry-prompt" and isinstance(part.get("tool_name"), str))
-
-
-def _request(
-    message: dict[str, Any], loc: Loc, log: SessionLog, closing: Sequence[dict[str, Any]] = ()
-) -> None:
-    """One request's parts; ``closing`` are results Pydantic AI added for calls left unanswered, which it places
-    after the request's own tool results (``_insert_synthesized_returns``)."""
+def _request(message: Message, log: SessionLog) -> None:
+    """One request's parts in order; the files its tool returns hold follow them in one internal user message."""
     files: list[dict[str, Any]] = []
-    parts = _parts(message, loc)
-    at = next((n + 1 for n in range(len(parts) - 1, -1, -1) if _answers_a_call(parts[n][1], parts[n][2])), 0)
-    for where, part, kind in parts[:at]:
-        _request_part(where, part, kind, log, files)
-    for data in closing:
-        log.add(data, loc)
-    for where, part, kind in parts[at:]:
-        _request_part(where, part, kind, log, files)
+    for part in message.parts:
+        _request_part(part.loc, part.data, part.kind, log, files)
     if files:
-        log.add({"role": "user", "content": files, "internal": True}, loc)
+        log.add({"role": "user", "content": files, "internal": True}, message.loc)
 
 
 def _request_part(
@@ -216,13 +189,14 @@ def usage_metadata(usage: Any, loc: Loc) -> dict[str, Any] | None:
     return out
 
 
-def _response(message: dict[str, Any], loc: Loc, log: SessionLog) -> list[dict[str, Any]]:
-    """Reads one response; returns its tool calls (as read)."""
+def _response(response: Message, log: SessionLog) -> None:
+    """Reads one response (one assistant message, or none when it has nothing to send)."""
+    message, loc = response.data, response.loc
     texts: list[str] = []
     content: list[dict[str, Any]] = []
     thinking: list[str] = []
     calls: list[dict[str, Any]] = []
-    for where, part, kind in _parts(message, loc):
+    for where, part, kind in ((part.loc, part.data, part.kind) for part in response.parts):
         if kind in ("text", "speech") and isinstance(part.get("content"), str):
             texts.append(part["content"])
             content.append({"type": "text", "text": part["content"]})
@@ -253,7 +227,7 @@ def _response(message: dict[str, Any], loc: Loc, log: SessionLog) -> list[dict[s
             log.skip(f"{short(kind)} response parts (not sent back to the model)")
     if not content and not calls:
         log.skip("responses with nothing to send back (no text or tool call)")
-        return []
+        return
     rich = any(part["type"] != "text" for part in content)
     data: dict[str, Any] = {"role": "assistant", "content": content if rich else "\n\n".join(texts)}
     if calls:
@@ -274,7 +248,6 @@ def _response(message: dict[str, Any], loc: Loc, log: SessionLog) -> list[dict[s
         }
     )
     log.add(data, loc)
-    return calls
 
 
 def _interrupted(value: Any) -> bool:
@@ -288,15 +261,12 @@ class _Survey:
 
     #: The latest instructions a sent request carries: what the next call sends.
     instructions: str | None
-    #: Ids of the calls some request answers.
-    answered: frozenset[str]
     #: Where the history's last message is, when it is an interrupted request (never sent); else -1.
     unsent: int
 
 
 def _survey(located: Iterable[tuple[Loc, Any]]) -> _Survey:
     latest = earlier = None
-    answered: set[str] = set()
     count = 0
     last: Any = None
     for _, value in located:
@@ -305,55 +275,27 @@ def _survey(located: Iterable[tuple[Loc, Any]]) -> _Survey:
             continue
         text = value.get("instructions")
         earlier, latest = latest, text if isinstance(text, str) and text.strip() else latest
-        parts = value.get("parts")
-        for part in parts if isinstance(parts, list) else ():
-            if isinstance(part, dict) and _answers_a_call(part, str(part.get("part_kind"))):
-                call_id = part.get("tool_call_id")
-                answered.update([call_id] if isinstance(call_id, str) else [])
     unsent = count - 1 if _interrupted(last) else -1
-    return _Survey(
-        instructions=earlier if unsent >= 0 else latest, answered=frozenset(answered), unsent=unsent
-    )
-
-
-def _closing(calls: list[dict[str, Any]], answered: frozenset[str]) -> list[dict[str, Any]]:
-    """Pydantic AI's placeholder results for the calls no request answers (``_repair_dangling_tool_calls``)."""
-    return [
-        {
-            "role": "tool",
-            "tool_call_id": call["id"],
-            "name": call["function"]["name"],
-            "content": INTERRUPTED_RESULT,
-        }
-        for call in calls
-        if call["id"] not in answered
-    ]
+    return _Survey(instructions=earlier if unsent >= 0 else latest, unsent=unsent)
 
 
 def read(shape: Shape) -> list[Conversation]:
     log = SessionLog(source_format=SOURCE_FORMAT, metadata={"agent": "pydantic-ai"})
     located = _located(shape, log)
     survey = _survey(located())
+    messages = history.parse(located())
+    if survey.unsent >= 0:
+        log.skip("interrupted requests ending the history (never sent to the model)")
+        messages = messages[: survey.unsent]
     instructions = survey.instructions
-    calls: list[dict[str, Any]] = []
-    for position, (loc, value) in enumerate(located()):
-        message = expect_dict(value, loc, "a ModelRequest or ModelResponse")
-        kind = message.get("kind")
-        if position == survey.unsent:
-            log.skip("interrupted requests ending the history (never sent to the model)")
-        elif kind == "request":
-            closing = _closing(calls, survey.answered) if _interrupted(message) else []
-            _request(message, loc, log, closing)
-            calls = []
-            if instructions is not None:
-                _place_instructions(log, instructions, loc)
-                instructions = None
-        elif kind == "response":
-            calls = _response(message, loc, log)
-        else:
-            raise FormatProblem(
-                loc.key("kind"), f"must be 'request' or 'response', got {type_name(kind)} {short(kind)}"
-            )
+    for message in history.clean(messages, log):
+        if message.kind == "response":
+            _response(message, log)
+            continue
+        _request(message, log)
+        if instructions is not None:
+            _place_instructions(log, instructions, message.loc)
+            instructions = None
     return [log.conversation(shape.stem, unanswered=NO_RESULT, unanswered_note="this reader's stand-in")]
 
 

@@ -18,8 +18,9 @@ from compressor.census import count_messages
 from compressor.cli import EXIT_BAD_INPUT, EXIT_OK, main
 from compressor.errors import ConversationFormatError
 from compressor.formats import load_conversation, load_conversations
-from compressor.formats.pydantic_ai import ENCRYPTED, INTERRUPTED_RESULT, NO_RESULT
+from compressor.formats.pydantic_ai import ENCRYPTED, NO_RESULT
 from compressor.formats.pydantic_ai_content import retry_text
+from compressor.formats.pydantic_ai_history import INTERRUPTED_RESULT
 from compressor.messages import Conversation
 from tests.conftest import FIXTURES, fixture
 
@@ -443,12 +444,14 @@ class TestInterruptedRequests:
             response({"content": "ok", "part_kind": "text"}),
         ]
         run = loaded(history)
-        assert [(m.role, m.tool_call_id, m.content) for m in run.messages[2:5]] == [
+        # The two requests are one turn, its results first (_merge_consecutive_messages); c3 is answered later, so
+        # it has no placeholder.
+        assert [(m.role, m.tool_call_id, m.content) for m in run.messages[2:6]] == [
             ("tool", "c1", "one"),
             ("tool", "c2", INTERRUPTED_RESULT),
+            ("tool", "c3", "three"),
             ("user", None, "and then?"),
         ]
-        assert run.messages[5].tool_call_id == "c3"  # answered later: no placeholder for it
 
     def test_a_never_sent_requests_instructions_are_not_the_next_calls(self) -> None:
         history = [
@@ -457,3 +460,79 @@ class TestInterruptedRequests:
             request(returned("c1", "one"), instructions="Be long.", state="interrupted"),
         ]
         assert [m.content for m in loaded(history).system] == ["Be brief."]
+
+
+def text(words: str) -> dict[str, Any]:
+    return {"content": words, "part_kind": "text"}
+
+
+class TestHistoryCleaning:
+    """Pydantic AI cleans the history before each request (``_clean_message_history``, pydantic-ai
+    ``_agent_graph.py`` at 4fda389, since v2.10.0): orphaned results out, dangling calls answered with
+    ``INTERRUPTED_TOOL_RETURN_CONTENT``, consecutive requests one turn. Histories built from that source."""
+
+    def test_a_call_a_later_request_leaves_unanswered_gets_pydantic_ais_placeholder(self) -> None:
+        history = [
+            request(user("go")),
+            response(call("c1"), call("c2")),
+            request(returned("c1", "one")),
+            response(text("done")),
+        ]
+        run = loaded(history)
+        assert [(m.tool_call_id, m.content) for m in run.messages if m.role == "tool"] == [
+            ("c1", "one"),
+            ("c2", INTERRUPTED_RESULT),
+        ]
+        assert not any(r.code == "results_filled_in" for r in run.readings)
+
+    def test_a_response_followed_by_a_response_gets_a_request_of_placeholders_between(self) -> None:
+        history = [request(user("go")), response(call("c1")), response(text("gave up"))]
+        run = loaded(history)
+        assert [(m.role, m.content) for m in run.messages[1:]] == [
+            ("assistant", ""),
+            ("tool", INTERRUPTED_RESULT),
+            ("assistant", "gave up"),
+        ]
+
+    def test_a_result_before_its_call_is_left_out_counted_and_the_call_answered(self) -> None:
+        history = [
+            request(user("go"), returned("c1", "early")),
+            response(call("c1")),
+            request(user("well?")),
+            response(text("ok")),
+        ]
+        run = loaded(history)
+        assert [m.content for m in run.messages if m.role == "tool"] == [INTERRUPTED_RESULT]
+        skipped = next(r for r in run.readings if r.code == "lines_skipped")
+        assert "tool results answering no earlier call" in skipped.detail
+
+    def test_an_orphan_alone_in_its_request_takes_the_request_with_it(self) -> None:
+        history = [
+            request(user("go")),
+            response(text("first")),
+            request(returned("gone", "stale")),
+            response(text("second")),
+        ]
+        run = loaded(history)
+        assert [m.role for m in run.messages] == ["user", "assistant", "assistant"]
+
+    def test_consecutive_requests_are_one_turn_with_the_results_first(self) -> None:
+        history = [
+            request(user("go")),
+            response(call("c1")),
+            request(user("hurry up")),
+            request(returned("c1", "one")),
+            response(text("ok")),
+        ]
+        run = loaded(history)
+        assert [(m.role, m.content) for m in run.messages[2:4]] == [("tool", "one"), ("user", "hurry up")]
+
+    def test_consecutive_responses_no_api_made_are_one_assistant_message(self) -> None:
+        made = {"model_name": None}
+        history = [request(user("go")), response(text("a"), **made), response(text("b"), **made)]
+        run = loaded(history)
+        assert [(m.role, m.content) for m in run.messages] == [("user", "go"), ("assistant", "a\n\nb")]
+
+    def test_a_response_ending_the_history_keeps_the_readers_stand_in(self) -> None:
+        run = loaded([request(user("go")), response(call("c1"))])
+        assert run.messages[-1].content == NO_RESULT
