@@ -24,7 +24,7 @@ its ``tokensBefore``), or ``compaction`` on the first kept request of a basic fo
 ``<SYSTEM_NOTICE>`` blocks folded into the kept requests (no window before is stated: ``usageBefore`` sums usage).
 Since d5db7eb the file keeps the whole history and the compacted list (same markers) goes to the sidecar
 ``<id>.compaction.json`` (``{version, updated_at, source_message_count, messages}``), which a file reader cannot
-reach: not read.
+reach: the session folder holding both is read by ``cline_sidecar``, the file alone is its whole history.
 """
 
 from __future__ import annotations

@@ -52,6 +52,9 @@ class Place:
     # Stores named by glob patterns below the folder, every match one of its own (Cursor: a database a workspace),
     # listed when the store reader that takes it says it keeps conversations (``StoreReader.holds``).
     store_patterns: tuple[str, ...] = ()
+    # A matched file whose folder a store reader takes is listed as that folder, once (Cline's session folder
+    # once a compaction sidecar is beside its history: the folder reads as Cline sends it, the file alone not).
+    session_folders: bool = False
 
     def root(self, home: Path, environ: Mapping[str, str]) -> Path | None:
         chain = ((self.env, self.env_suffix), (self.env_fallback, self.env_suffix), *self.env_chain)
@@ -179,6 +182,7 @@ PLACES: tuple[Place, ...] = (
         ("*/*.messages.json",),
         env="CLINE_SESSION_DATA_DIR",
         env_chain=(("CLINE_DATA_DIR", "sessions"), ("CLINE_DIR", "data/sessions")),
+        session_folders=True,
     ),
     # Cline's tasks outside VS Code's storage (the data folder's tasks/<id>/: apps/vscode legacy-state-reader.ts).
     Place(
@@ -254,6 +258,11 @@ def find_sessions(
                 or _superseded(path, place.newer_suffix)
                 or hidden_by_plain_sibling(path)
             ):
+                continue
+            if place.session_folders and is_store_folder(path.parent):
+                measured = _measure(path.parent)
+                if measured is not None:
+                    found.setdefault(path.parent, _session(place.agent, path.parent, *measured))
                 continue
             try:
                 info = path.stat()

@@ -18,6 +18,7 @@ from compressor.formats import (
     claude_code,
     cline,
     cline_session,
+    cline_sidecar,
     codex,
     codex_exec,
     codex_exec_legacy,
@@ -108,6 +109,7 @@ def reader_for(shape: Shape) -> Reader | None:
 #: Formats stored as a folder of files or an SQLite database, in the order they are tried.
 STORE_READERS: tuple[StoreReader, ...] = (
     openhands_sdk.STORE_READER,
+    cline_sidecar.STORE_READER,
     opencode.FOLDER_READER,
     opencode.DATABASE_READER,
     goose_store.STORE_READER,
