@@ -100,6 +100,7 @@ IGNORED_TYPES = (
     "mcp_approval_request",
     "mcp_approval_response",
     "compaction_trigger",  # a request control, not an item of the history (Codex's models.rs)
+    "configuration_update",  # a reasoning-effort change for the next call: a setting, no text in the window
 )
 COMPACTION_TYPES = ("compaction", "compaction_summary", "context_compaction")
 #: What Codex adds to a history beside the Responses API's own items (codex-rs/protocol/src/models.rs): a message
@@ -370,9 +371,8 @@ class ItemParser:
 def _texts(content: Any) -> list[str]:
     if isinstance(content, str):
         return [content]
-    if not isinstance(content, list):
-        return []
-    return [piece for part in content if isinstance(part, dict) and (piece := _part_text(part))]
+    parts = content if isinstance(content, list) else []
+    return [piece for part in parts if isinstance(part, dict) and (piece := _part_text(part))]
 
 
 def finish_content(log: SessionLog) -> None:

@@ -548,3 +548,18 @@ class TestContentItemKinds:
     def test_without_kinds_the_text_rules_decide(self) -> None:
         run = rollout(user("<environment_context>cwd</environment_context>"), user("Go."))
         assert [m.is_real_user for m in run.messages if m.role == "user"] == [False, True]
+
+
+class TestConfigurationUpdate:
+    """A ``configuration_update`` item changes the reasoning effort of the calls after it: openai/codex
+    ``ResponseItem::ConfigurationUpdate { reasoning: ConfigurationReasoning { effort } }`` (codex-rs/protocol
+    ``models.rs``; Codex's own test ``harness_authored_configuration_updates_preserve_metadata_and_resume`` records
+    one in a session), serialized as ``{type: configuration_update, reasoning: {effort}}``: a setting, no text the
+    model reads. Lines built from that shape."""
+
+    def test_it_is_a_known_item_that_puts_nothing_in_the_window(self) -> None:
+        update = line("response_item", {"type": "configuration_update", "reasoning": {"effort": "high"}})
+        run = rollout(user("fix the test"), update, user("and the docs"))
+        assert [m.text for m in run.messages] == ["fix the test", "and the docs"]
+        skipped = next(r for r in run.readings if r.code == "lines_skipped")
+        assert "configuration_update items" in skipped.detail and "unknown" not in skipped.detail
