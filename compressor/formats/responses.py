@@ -28,6 +28,7 @@ from typing import Any
 
 from compressor.formats.building import build_tools
 from compressor.formats.problems import FormatProblem, Loc, expect_dict, short, type_name
+from compressor.formats.responses_content import content_of, output_of, part_text, text_of
 from compressor.formats.roles import TurnRules
 from compressor.formats.session_log import SessionLog, tool_defs
 from compressor.formats.shape import Reader, Shape
@@ -144,63 +145,6 @@ def is_typed_item(value: Any) -> bool:
     return is_item(value) and (value.get("type") != "message" or isinstance(value.get("content"), list))
 
 
-def text_of(parts: Any) -> str:
-    """The text of Responses content parts (or of a string), joined by newlines as Codex joins them."""
-    if isinstance(parts, str):
-        return parts
-    if not isinstance(parts, list):
-        return ""
-    pieces = [_part_text(part) for part in parts if isinstance(part, dict)]
-    return "\n".join(piece for piece in pieces if piece)
-
-
-def _part_text(part: dict[str, Any]) -> str:
-    for key in ("text", "refusal"):
-        value = part.get(key)
-        if isinstance(value, str):
-            return value
-    return ""
-
-
-def content_of(value: Any, loc: Loc) -> str | list[dict[str, Any]]:
-    """Responses content (a string or parts) as message content: one text part becomes a string."""
-    if value is None or isinstance(value, str):
-        return value or ""
-    if not isinstance(value, list):
-        raise FormatProblem(loc, f"must be a string or a list of content parts, got {type_name(value)}")
-    parts: list[dict[str, Any]] = []
-    for index, part in enumerate(value):
-        if isinstance(part, str):
-            parts.append({"type": "text", "text": part})
-            continue
-        part = expect_dict(part, loc.key(index), "a content part")
-        kind = part.get("type")
-        text = _part_text(part)
-        if kind in ("input_text", "output_text", "text", "refusal", "summary_text") or (
-            kind is None and text
-        ):
-            parts.append({"type": "text", "text": text})
-        elif kind == "input_image":
-            image: dict[str, Any] = {"url": part.get("image_url") or part.get("file_id") or ""}
-            if isinstance(part.get("detail"), str):
-                image["detail"] = part["detail"]
-            parts.append({"type": "image_url", "image_url": image})
-        else:
-            parts.append({key: item for key, item in part.items() if key not in ("file_data", "data")})
-    if len(parts) == 1 and parts[0].get("type") == "text":
-        return str(parts[0]["text"])
-    return parts
-
-
-def output_of(value: Any, loc: Loc) -> str | list[dict[str, Any]]:
-    """A call's output: a string, content items, the older ``{content, success}`` object, or other JSON."""
-    if isinstance(value, dict) and "content" in value:
-        return output_of(value["content"], loc.key("content"))
-    if value is None or isinstance(value, str | list):
-        return content_of(value, loc)
-    return json.dumps(value, ensure_ascii=False)
-
-
 def _arguments(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -277,7 +221,7 @@ class ItemParser:
             raise FormatProblem(
                 loc.key("role"), f"unknown role {short(role)} (expected user, assistant, developer or system)"
             )
-        content = content_of(item.get("content"), loc.key("content"))
+        content = content_of(item.get("content"), loc.key("content"), self.log)
         if role == "assistant":
             data = self._assistant(loc)
             data["content"].extend(
@@ -308,7 +252,7 @@ class ItemParser:
         self.end_turn()
         data: dict[str, Any] = {
             "role": "user",
-            "content": content_of(item.get("content"), loc.key("content")),
+            "content": content_of(item.get("content"), loc.key("content"), self.log),
         }
         data["internal"] = True
         data.update({key: item[key] for key in ("author", "recipient") if isinstance(item.get(key), str)})
@@ -364,7 +308,7 @@ class ItemParser:
             if call_id in self._searches:
                 self._searches.remove(call_id)
         key = "tools" if item.get("type") == "tool_search_output" else "output"
-        content = output_of(item.get(key), loc.key(key))
+        content = output_of(item.get(key), loc.key(key), self.log)
         self.log.add({"role": "tool", "tool_call_id": call_id, "content": content}, loc)
 
 
@@ -372,7 +316,7 @@ def _texts(content: Any) -> list[str]:
     if isinstance(content, str):
         return [content]
     parts = content if isinstance(content, list) else []
-    return [piece for part in parts if isinstance(part, dict) and (piece := _part_text(part))]
+    return [piece for part in parts if isinstance(part, dict) and (piece := part_text(part))]
 
 
 def finish_content(log: SessionLog) -> None:

@@ -12,6 +12,7 @@ from compressor.errors import ConversationFormatError
 from compressor.formats import load_conversation
 from compressor.formats.responses import CODEX_RULES, SUMMARY_PREFIX, is_typed_item
 from compressor.messages import Conversation
+from compressor.tokens import get_counter
 from tests.conftest import FIXTURES, fixture
 
 HERE = FIXTURES / "formats" / "responses"
@@ -184,3 +185,41 @@ class TestMutatedShapes:
         body = json.loads(fixture(HERE / "request.json").read_text())
         body["tools"] = 1.5
         assert load_conversation(json.dumps(body), name="r.json").tools == []
+
+
+AUDIO_URL = "data:audio/wav;base64," + "UklGRiQAAABXQVZFZm10IBAAAAABAAEA" * 200
+
+
+class TestAudioParts:
+    """An audio part's data is never counted as text: newer Codex's ``ContentItem::InputAudio { audio_url }``
+    (``{type: input_audio, audio_url: <data URL>}``, codex-rs/protocol models.rs) and Chat Completions'
+    ``{type: input_audio, input_audio: {data, format}}``; the Responses API prices no audio input, so the data is
+    left out with a reading. Items built from those shapes."""
+
+    def loaded(self, *items: dict[str, Any]) -> Conversation:
+        return load_conversation(json.dumps(list(items)), name="items.json")
+
+    def test_a_spoken_request_keeps_its_part_without_the_data_url(self) -> None:
+        heard = {"type": "input_audio", "audio_url": AUDIO_URL}
+        asked = {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "hear this"}, heard],
+        }
+        run = self.loaded(asked)
+        assert run.messages[0].content == [{"type": "text", "text": "hear this"}, {"type": "input_audio"}]
+        skipped = next(r for r in run.readings if r.code == "lines_skipped")
+        assert "audio data in content parts" in skipped.detail
+
+    def test_audio_a_tool_returns_is_left_out_of_its_result(self) -> None:
+        call = {"type": "function_call", "call_id": "c1", "name": "record", "arguments": "{}"}
+        nested = {"type": "input_audio", "input_audio": {"data": AUDIO_URL[22:], "format": "wav"}}
+        output = {"type": "function_call_output", "call_id": "c1", "output": [nested]}
+        run = self.loaded(user("record it"), call, output)
+        assert run.messages[-1].content == [{"type": "input_audio", "input_audio": {"format": "wav"}}]
+        assert get_counter().message_tokens(run.messages[-1]) < 50  # the data alone is thousands
+
+    def test_an_audio_url_that_is_no_data_url_stays(self) -> None:
+        link = {"type": "input_audio", "audio_url": "https://example.com/a.wav"}
+        run = self.loaded({"type": "message", "role": "user", "content": [link]})
+        assert run.messages[0].content == [link]
