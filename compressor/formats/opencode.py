@@ -15,10 +15,11 @@ The Kilo Code CLI, an OpenCode fork, writes the same tables into its own databas
 Roles. A user message with a text part the user typed is a real request. One made only of ``synthetic`` text
 (OpenCode's own "Continue if you have next steps…" after an automatic compaction, file contents it attached) is
 internal, and so is the ``compaction`` request (sent to the model as "What did we do so far?"). The assistant
-message marked ``summary`` that answers it carries the compaction's summary: a recorded compaction. A tool output
-OpenCode later pruned (``state.time.compacted``) is kept as it was first sent, with a reading. A tool cut off by an
-abort (``error`` with ``metadata.interrupted``) answers with the output it had written (``metadata.output``), else
-its error, as ``toModelMessages`` sends it.
+message marked ``summary`` that answers it carries the compaction's summary: a recorded compaction; the newest
+messages a compaction kept (``tail_start_id``) are read again right after it, as OpenCode re-sends them
+(``opencode_tail``). A tool output OpenCode later pruned (``state.time.compacted``) is kept as it was first sent,
+with a reading. A tool cut off by an abort (``error`` with ``metadata.interrupted``) answers with the output it had
+written (``metadata.output``), else its error, as ``toModelMessages`` sends it.
 
 Usage: each ``step-finish`` part's ``tokens`` → that model call's ``usage_metadata``; ``total_tokens`` is
 ``tokens.total`` when present, else ``input + output + cache.read + cache.write`` (OpenCode's own overflow measure).
@@ -32,6 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from compressor.formats import opencode_tail
 from compressor.formats.problems import FormatProblem, Loc, expect_dict
 from compressor.formats.runs import RunBuilder, json_text, token_count
 from compressor.formats.stores import Store, StoreReader, rows
@@ -94,10 +96,14 @@ class SessionReader:
     def __init__(self, run: RunBuilder) -> None:
         self.run = run
         self.pruned = 0
+        self.kept = 0
+        self.starts: dict[str, int] = {}  # where each stored message's reading began (a kept tail's bounds)
+        self.tails: dict[str, str] = {}  # a compaction request's id -> the first message its compaction kept
 
     def read(self, messages: Iterable[StoredMessage]) -> Conversation:
         for message in sorted(messages, key=lambda item: item.order):
             role = message.info.get("role")
+            self.starts.setdefault(str(message.info.get("id")), len(self.run.messages))
             if role == "user":
                 self._user(message)
             elif role == "assistant":
@@ -108,7 +114,19 @@ class SessionReader:
                 )
         if self.pruned:
             self.run.extra_readings.append(Reading(code="tool_outputs_pruned", count=self.pruned))
+        if self.kept:
+            self.run.extra_readings.append(Reading(code="kept_messages_read_again", count=self.kept))
         return self.run.conversation()
+
+    def _kept_tail(self, info: dict[str, Any]) -> None:
+        """After a summary, the tail its compaction kept, read again (``opencode_tail``)."""
+        request = str(info.get("parentID"))
+        start, end = self.starts.get(self.tails.get(request, "")), self.starts.get(request)
+        if start is None or end is None or start >= end or not opencode_tail.completes(info):
+            return
+        copies = opencode_tail.kept_copies(self.run.messages, start, end, request)
+        self.run.messages.extend(copies)
+        self.kept += len(copies)
 
     def _user(self, message: StoredMessage) -> None:
         content: list[dict[str, Any]] = []
@@ -140,6 +158,9 @@ class SessionReader:
         if compaction or not typed:
             data["internal"] = True
         self.run.add(data, message.loc)
+        kept_from = opencode_tail.tail_start(message.parts) if compaction else None
+        if kept_from is not None:
+            self.tails[str(message.info.get("id"))] = kept_from
 
     def _assistant(self, message: StoredMessage) -> None:
         info = message.info
@@ -167,6 +188,7 @@ class SessionReader:
         if info.get("summary") is True and len(self.run.messages) > first:
             summary = "\n".join(m.text for m in self.run.messages[first:] if m.role == "assistant")
             self.run.record_compaction(summary, index=first, tokens_before=before)
+            self._kept_tail(info)
 
     def _step(
         self, step: list[tuple[Loc, dict[str, Any]]], info: dict[str, Any], loc: Loc, *, fallback_usage: Any
