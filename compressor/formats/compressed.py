@@ -43,20 +43,27 @@ def opened(path: str | os.PathLike[str]) -> Iterator[Readable]:
     with open(path, "rb") as raw:
         kind = compression_of(raw.read(4))
         raw.seek(0)
-        if kind is None:
-            yield raw
-        elif kind == "gzip":
-            with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:
-                yield unzipped
-        else:
-            import zstandard
+        with decompressing(raw, kind) as stream:
+            yield stream
 
-            check_zstd_frames(raw, os.fstat(raw.fileno()).st_size)
-            raw.seek(0)
-            # Codex appends to a compressed rollout as further frames: all of them are the file.
-            reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=False)
-            with reader:
-                yield reader
+
+@contextmanager
+def decompressing(raw: IO[bytes], kind: str | None) -> Iterator[Readable]:
+    """``raw`` (at its start) as the stream inside it, for the compression its first bytes named (None: as it is)."""
+    if kind is None:
+        yield raw
+    elif kind == "gzip":
+        with gzip.GzipFile(fileobj=raw, mode="rb") as unzipped:
+            yield unzipped
+    else:
+        import zstandard
+
+        check_zstd_frames(raw, os.fstat(raw.fileno()).st_size)
+        raw.seek(0)
+        # Codex appends to a compressed rollout as further frames: all of them are the file.
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True, closefd=False)
+        with reader:
+            yield reader
 
 
 class CutShort(ValueError):

@@ -25,6 +25,7 @@ from compressor.formats.compressed import (
     compression_of,
     damaged,
     decompressed,
+    decompressing,
     decompression_errors,
     inner_name,
     opened,
@@ -165,11 +166,12 @@ def _read_file(path: Path, label: str) -> bytes:
     _check_size(info.st_size, label)
     kind: str | None = None
     try:
-        with open(path, "rb") as handle:
-            kind = compression_of(handle.read(4))
-        with opened(path) as handle:
-            # Read one byte past the limit: files that grow, or report no size, are still bounded.
-            data = read_bounded(handle, MAX_FILE_BYTES + 1)
+        with open(path, "rb") as raw:
+            kind = compression_of(raw.read(4))
+            raw.seek(0)
+            with decompressing(raw, kind) as handle:
+                # Read one byte past the limit: files that grow, or report no size, are still bounded.
+                data = read_bounded(handle, MAX_FILE_BYTES + 1)
     except decompression_errors() as error:  # OSError among them: a plain file that cannot be read
         if kind is None:
             reason = getattr(error, "strerror", None) or error
