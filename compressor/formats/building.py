@@ -26,6 +26,7 @@ from compressor.formats.problems import (
 )
 from compressor.message_storage import lean_copy
 from compressor.messages import ROLES, Conversation, Message, ToolDef
+from compressor.run_records import KEPT_BY_COMPACTION
 
 #: Roles other chat formats use for the same thing as one of ours.
 ROLE_ALIASES: dict[str, str] = {"developer": "system"}
@@ -187,3 +188,12 @@ def build_conversation(
         return Conversation.from_messages(messages, tools, name=name, source_format=source_format)
     except ValidationError as error:
         raise problem_from_validation(error, loc or Loc()) from None
+
+
+def kept_copy(message: Message, compaction: str) -> Message:
+    """A message a compaction kept verbatim, read again after its summary: marked with the compaction it was kept by
+    (``KEPT_BY_COMPACTION``), and, a reply, without usage (sent again it is no model call)."""
+    update: dict[str, Any] = {"metadata": {**(message.metadata or {}), KEPT_BY_COMPACTION: compaction}}
+    if message.role == "assistant":
+        update["usage_metadata"] = None
+    return message.model_copy(update=update)

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from compressor.formats import claude_branches
-from compressor.formats.claude_turns import COMPACT_METADATA, KEPT
+from compressor.formats.building import kept_copy
+from compressor.formats.claude_turns import COMPACT_METADATA
 from compressor.messages import Message
 
 #: Where a compaction boundary names the messages it kept.
@@ -87,7 +88,7 @@ def with_kept(
         if at is None:
             continue  # the summary it hangs off was not read (Claude Code resumes without the segment too)
         kept = [message for message in messages[:at] if _uuid(message) in segment.lines]
-        inserts.setdefault(at, []).extend(_copy(message, segment.boundary) for message in kept)
+        inserts.setdefault(at, []).extend(kept_copy(message, segment.boundary) for message in kept)
     if not inserts:
         return messages, 0
     out: list[Message] = []
@@ -100,11 +101,3 @@ def with_kept(
 
 def _uuid(message: Message) -> Any:
     return (message.model_extra or {}).get("uuid")
-
-
-def _copy(message: Message, boundary: str) -> Message:
-    metadata = {**(message.metadata or {}), KEPT: boundary}
-    update: dict[str, Any] = {"metadata": metadata}
-    if message.role == "assistant":
-        update["usage_metadata"] = None
-    return message.model_copy(update=update)

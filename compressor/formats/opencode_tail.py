@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from compressor.formats.building import kept_copy
 from compressor.messages import Message
 from compressor.run_records import KEPT_BY_COMPACTION
 
@@ -45,14 +46,7 @@ def kept_copies(messages: list[Message], start: int, end: int, request: str) -> 
     """Copies of the messages read from ``start`` up to ``end`` (the request), marked as kept by ``request``;
     a copy an earlier compaction made is left out, as OpenCode re-sends the stored messages only."""
     return [
-        _copy(message, request)
+        kept_copy(message, request)
         for message in messages[start:end]
         if KEPT_BY_COMPACTION not in (message.metadata or {})
     ]
-
-
-def _copy(message: Message, request: str) -> Message:
-    update: dict[str, Any] = {"metadata": {**(message.metadata or {}), KEPT_BY_COMPACTION: request}}
-    if message.role == "assistant":
-        update["usage_metadata"] = None
-    return message.model_copy(update=update)
