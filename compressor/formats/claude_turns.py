@@ -42,8 +42,6 @@ COMPACT_METADATA = "compactMetadata"
 META = "isMeta"
 #: The flag the session reader puts on a message the person typed while the model was working (a request).
 QUEUED = "queuedCommand"
-#: The metadata key of a message a compaction kept, read again after its summary (``claude_kept``).
-KEPT = KEPT_BY_COMPACTION
 
 CLAUDE_CODE_RULES = TurnRules(
     internal_prefixes=(
@@ -97,7 +95,8 @@ def classify(messages: list[Message]) -> ClaudeTurns:
         if not text and not meta:  # an image or a file the person attached, without words
             continue
         if is_summary(message):
-            if KEPT not in (message.metadata or {}):  # not an earlier summary a later compaction kept
+            # not an earlier summary a later compaction kept
+            if KEPT_BY_COMPACTION not in (message.metadata or {}):
                 compactions.append(_compaction(index, message))
         elif meta:
             pass  # Claude Code wrote it, whatever it says

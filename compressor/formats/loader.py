@@ -128,9 +128,9 @@ def _read(source: Source | Store, name: str | None) -> tuple[str, list[Conversat
         return _from_store(store)
     parquet = read_parquet(source, name)  # a Parquet file's rows: the lines a row-per-run JSONL would hold
     document = parquet or read_source(source, name)
+    rows = parquet is not None
     try:
         if document.lines is not None:
-            rows = parquet is not None
             conversations = _from_lines(document.lines, document.stem, consume=document.parsed, rows=rows)
             if document.truncated_tail:
                 torn = Reading(code="truncated_tail")
@@ -140,7 +140,7 @@ def _read(source: Source | Store, name: str | None) -> tuple[str, list[Conversat
             return document.label, conversations
         return document.label, _from_value(document.value, document.stem, consume=document.parsed)
     except FormatProblem as problem:
-        raise ConversationFormatError(document.label, _worded(problem, rows=parquet is not None)) from None
+        raise ConversationFormatError(document.label, _worded(problem, rows=rows)) from None
     except ValidationError as error:  # a safety net: the format modules convert their own
         raise ConversationFormatError(document.label, str(problem_from_validation(error, Loc()))) from None
     except RecursionError:

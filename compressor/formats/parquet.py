@@ -29,7 +29,14 @@ from compressor.formats.lines import Lines
 from compressor.formats.problems import FormatProblem, Loc
 from compressor.formats.registry import reader_for
 from compressor.formats.shape import Reader, Shape
-from compressor.formats.source import MAX_FILE_BYTES, PARQUET_SUFFIX, Document, Source, check_depth
+from compressor.formats.source import (
+    MAX_FILE_BYTES,
+    PARQUET_SUFFIX,
+    Document,
+    Source,
+    check_depth,
+    looks_like_path,
+)
 
 #: A Parquet file begins (and ends) with these four bytes; the content decides, as for every other format.
 PARQUET_MAGIC = b"PAR1"
@@ -59,7 +66,7 @@ def read_parquet(source: Source, name: str | None = None) -> Document | None:
         _check_size(len(data), label)
         with _written(data) as path:
             return _document(path, label, name)
-    if not isinstance(source, os.PathLike | str) or _is_text(source):
+    if not isinstance(source, os.PathLike | str) or (isinstance(source, str) and not looks_like_path(source)):
         return None
     path = Path(source)
     label = name or str(source)
@@ -72,11 +79,6 @@ def read_parquet(source: Source, name: str | None = None) -> Document | None:
     _check_size(info.st_size, label)
     with _plain_named(path.resolve()) as plain:
         return _document(plain, label, name or path.name)
-
-
-def _is_text(source: str | os.PathLike[str]) -> bool:
-    """JSON text, not a path (as read_source tells them apart)."""
-    return isinstance(source, str) and (not source.strip() or source.lstrip()[0] in "[{" or "\n" in source)
 
 
 def _is_parquet_file(path: Path, name: str | None, label: str) -> bool:

@@ -60,7 +60,6 @@ from compressor.formats.shape import Reader, Shape
 from compressor.messages import Conversation
 
 SOURCE_FORMAT = "pydantic-ai"
-KINDS = ("request", "response")
 NO_RESULT = "(no result: the history ends before the tool returned)"
 ENCRYPTED = "[compaction summary, encrypted by the provider]"
 #: Keys a provider-run tool part keeps in the content (what is sent back; timestamps and provider data are not).
@@ -69,7 +68,7 @@ BUILTIN_KEYS = ("part_kind", "tool_name", "args", "tool_call_id", "content")
 
 def is_message(value: Any) -> bool:
     """A ModelRequest or ModelResponse: ``kind`` and a ``parts`` list whose items carry ``part_kind``."""
-    if not isinstance(value, dict) or value.get("kind") not in KINDS:
+    if not isinstance(value, dict) or value.get("kind") not in history.KINDS:
         return False
     parts = value.get("parts")
     return isinstance(parts, list) and any(isinstance(part, dict) and "part_kind" in part for part in parts)

@@ -89,7 +89,7 @@ class Document:
 
 def read_source(source: Source, name: str | None = None) -> Document:
     """Parse a source; problems are raised as ConversationFormatError naming the source."""
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and looks_like_path(source)):
         path = Path(source)
         label = name or str(source)
         stem = _stem(name or path.name)
@@ -133,7 +133,8 @@ def _small_file(path: Path) -> bool:
         return False  # _read_file names the problem
 
 
-def _looks_like_path(text: str) -> bool:
+def looks_like_path(text: str) -> bool:
+    """A path, not JSON text: no newline, and not opening with ``[`` or ``{`` (a byte order mark aside)."""
     stripped = text.lstrip("\ufeff \t\r\n")
     return bool(stripped) and stripped[0] not in "[{" and "\n" not in text
 

@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from compressor.errors import ConversationFormatError
 from compressor.formats.problems import FormatProblem, Loc
-from compressor.formats.source import MAX_FILE_BYTES, check_depth
+from compressor.formats.source import MAX_FILE_BYTES, check_depth, looks_like_path
 from compressor.messages import Conversation
 
 #: Names SQLite session stores go by (``sessions.db``, ``opencode.db``, ``data.sqlite3``, Cursor's ``state.vscdb``);
@@ -202,7 +202,7 @@ def open_store(source: Any, name: str | None = None) -> Store | None:
                 label, f"is over the {MAX_FILE_BYTES // _MB} MB limit; refusing to read it"
             )
         return Store("sqlite", label, Path(name).stem if name else "database", data=data)
-    if not isinstance(source, os.PathLike | str) or not _looks_like_path(source):
+    if not isinstance(source, os.PathLike | str) or (isinstance(source, str) and not looks_like_path(source)):
         return None
     path = Path(source)
     try:
@@ -263,13 +263,6 @@ def _in_wal_mode(path: Path) -> bool:
     except OSError:
         return False
     return header[18:20] == b"\x02\x02"
-
-
-def _looks_like_path(source: str | os.PathLike[str]) -> bool:
-    if not isinstance(source, str):
-        return True
-    stripped = source.lstrip("\ufeff \t\r\n")
-    return bool(stripped) and stripped[0] not in "[{" and "\n" not in source
 
 
 def is_database_file(path: Path) -> bool:

@@ -45,11 +45,11 @@ from typing import Any
 from compressor.formats import swe_agent_text
 from compressor.formats.building import build_conversation, build_tools
 from compressor.formats.chat import convert_messages, message_format
-from compressor.formats.problems import FormatProblem, Loc, expect_dict, short
+from compressor.formats.problems import ROLE_CHOICES, FormatProblem, Loc, expect_dict, short
 from compressor.formats.shape import Reader, Shape
 from compressor.formats.source import MAX_DEPTH, check_depth
 from compressor.formats.tally import Tally
-from compressor.messages import Conversation
+from compressor.messages import ROLES, Conversation
 
 SOURCE_FORMAT = "trajectory-rows"
 #: Row fields kept in the metadata (the long ones, patches and evaluation logs, are not).
@@ -72,7 +72,6 @@ MODEL_FIELDS = ("model", "model_name")
 #: Every column a row is read from (the messages, the tools, the run's fields): a dataset's other columns (patches,
 #: evaluation logs, test output) are never read, so a Parquet file's need not be fetched (parquet.ROW_COLUMNS).
 COLUMNS = ("trajectory", "messages", "tools", *ROW_FIELDS, *MODEL_FIELDS)
-CHAT_ROLES = ("system", "user", "assistant", "tool")
 #: Columns that may hold a run's messages as JSON text (togethercomputer/CoderForge-Preview keeps ``messages`` so).
 JSON_COLUMNS = ("trajectory", "messages")
 #: What names a row's run, first found first.
@@ -147,10 +146,10 @@ def _chat(row: dict[str, Any], run: tuple[str, list[Any]], loc: Loc, name: str) 
     for index, item in enumerate(run[1]):
         at = where.key(index)
         message = _present(expect_dict(item, at, "a message"))
-        if message.get("role") not in CHAT_ROLES:
+        if message.get("role") not in ROLES:
             raise FormatProblem(
                 at.key("role"),
-                f"unknown role {short(message.get('role'))} (expected system, user, assistant or tool)",
+                f"unknown role {short(message.get('role'))} (expected {ROLE_CHOICES})",
             )
         if message.get("tool_calls"):
             message["tool_calls"] = [
